@@ -1,0 +1,10 @@
+# Every dependency is a Debian 12 package installed by tools/setup.sh.
+find_package(Eigen3 3.4 REQUIRED NO_MODULE)
+find_package(Catch2 2 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET systemc)
+pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3 fftw3f)

@@ -1,0 +1,228 @@
+#include "kernels/npy.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace torus {
+namespace {
+
+std::runtime_error npy_error(const std::string& path, const std::string& what) {
+  return std::runtime_error("npy file '" + path + "': " + what);
+}
+
+struct Header {
+  std::string descr;
+  bool fortran_order = false;
+  std::vector<std::size_t> shape;
+};
+
+Header parse_header(const std::string& path, const std::string& text) {
+  Header h;
+  std::smatch match;
+  if (!std::regex_search(text, match, std::regex(R"('descr'\s*:\s*'([^']*)')")))
+    throw npy_error(path, "header has no 'descr'");
+  h.descr = match[1];
+  if (!std::regex_search(text, match, std::regex(R"('fortran_order'\s*:\s*(True|False))")))
+    throw npy_error(path, "header has no 'fortran_order'");
+  h.fortran_order = match[1] == "True";
+  if (!std::regex_search(text, match, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
+    throw npy_error(path, "header has no 'shape'");
+  std::stringstream dims(match[1].str());
+  std::string item;
+  while (std::getline(dims, item, ',')) {
+    if (item.find_first_not_of(" \t") == std::string::npos) continue;
+    h.shape.push_back(static_cast<std::size_t>(std::stoull(item)));
+  }
+  return h;
+}
+
+struct ElementFormat {
+  std::size_t bytes;
+  bool is_complex;
+  bool is_float;
+  bool is_signed;
+};
+
+ElementFormat element_format(const std::string& path, const std::string& descr) {
+  static const std::vector<std::pair<std::string, ElementFormat>> formats = {
+      {"<f4", {4, false, true, true}},  {"<f8", {8, false, true, true}},
+      {"<c8", {8, true, true, true}},   {"<c16", {16, true, true, true}},
+      {"<i4", {4, false, false, true}}, {"<i8", {8, false, false, true}},
+      {"|i1", {1, false, false, true}}, {"<i2", {2, false, false, true}},
+      {"<u4", {4, false, false, false}}, {"|u1", {1, false, false, false}},
+  };
+  for (const auto& [name, format] : formats)
+    if (name == descr) return format;
+  throw npy_error(path, "element type '" + descr +
+                            "' is not supported; allowed: float32, float64, complex64, "
+                            "complex128 (little-endian) or small integers");
+}
+
+std::complex<double> decode(const char* p, const ElementFormat& f) {
+  auto load = [p](auto value, std::size_t offset) {
+    std::memcpy(&value, p + offset, sizeof(value));
+    return value;
+  };
+  if (f.is_float) {
+    if (f.is_complex && f.bytes == 8) return {load(float{}, 0), load(float{}, 4)};
+    if (f.is_complex) return {load(double{}, 0), load(double{}, 8)};
+    if (f.bytes == 4) return load(float{}, 0);
+    return load(double{}, 0);
+  }
+  switch (f.bytes) {
+    case 1: return f.is_signed ? double(load(std::int8_t{}, 0)) : double(load(std::uint8_t{}, 0));
+    case 2: return double(load(std::int16_t{}, 0));
+    case 4: return f.is_signed ? double(load(std::int32_t{}, 0)) : double(load(std::uint32_t{}, 0));
+    default: return double(load(std::int64_t{}, 0));
+  }
+}
+
+template <class T>
+std::string descr_of() {
+  if constexpr (std::is_same_v<T, float>) return "<f4";
+  else if constexpr (std::is_same_v<T, double>) return "<f8";
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return "<c8";
+  else return "<c16";
+}
+
+}  // namespace
+
+NpyData read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw npy_error(path, "cannot be opened for reading");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+    throw npy_error(path, "is not a NumPy .npy file (bad magic)");
+  const auto major = static_cast<unsigned char>(bytes[6]);
+  std::size_t header_length = 0, header_start = 0;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    header_start = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) throw npy_error(path, "truncated header");
+    for (int i = 3; i >= 0; --i) header_length = (header_length << 8) | static_cast<unsigned char>(bytes[8 + i]);
+    header_start = 12;
+  } else {
+    throw npy_error(path, "format version " + std::to_string(major) + " is not supported");
+  }
+  if (header_start + header_length > bytes.size()) throw npy_error(path, "truncated header");
+  const Header header = parse_header(path, bytes.substr(header_start, header_length));
+  const ElementFormat format = element_format(path, header.descr);
+
+  NpyData data;
+  data.shape = header.shape;
+  data.complex_valued = format.is_complex;
+  data.stored_type = {format.is_float && format.bytes == (format.is_complex ? 8u : 4u)
+                          ? Precision::Single
+                          : Precision::Double,
+                      format.is_complex ? Domain::Complex : Domain::Real};
+  std::size_t count = 1;
+  for (std::size_t d : header.shape) count *= d;
+  const std::size_t payload = header_start + header_length;
+  if (bytes.size() - payload != count * format.bytes)
+    throw npy_error(path, "holds " + std::to_string(bytes.size() - payload) + " data bytes, expected " +
+                              std::to_string(count * format.bytes) + " for its shape");
+  data.values.resize(count);
+  // A Fortran-order file stores the first index fastest; map each stored element to its
+  // C-order position by counting through the indices in stored order.
+  std::vector<std::size_t> index(header.shape.size(), 0);
+  const std::size_t rank = header.shape.size();
+  for (std::size_t stored = 0; stored < count; ++stored) {
+    std::size_t c_offset = stored;
+    if (header.fortran_order && rank > 1) {
+      c_offset = 0;
+      for (std::size_t d = 0; d < rank; ++d) c_offset = c_offset * header.shape[d] + index[d];
+      for (std::size_t d = 0; d < rank; ++d) {
+        if (++index[d] < header.shape[d]) break;
+        index[d] = 0;
+      }
+    }
+    data.values[c_offset] = decode(bytes.data() + payload + stored * format.bytes, format);
+  }
+  return data;
+}
+
+template <class T>
+Tensor3<T> read_npy_tensor(const std::string& path) {
+  const NpyData data = read_npy(path);
+  if (data.shape.size() != 3)
+    throw npy_error(path, "holds a " + std::to_string(data.shape.size()) +
+                              "-dimensional array; a 3-dimensional tensor is needed");
+  if (data.complex_valued && !is_complex_v<T>)
+    throw npy_error(path, "holds complex values but the run is real; use a complex transform "
+                          "or set domain: complex");
+  Tensor3<T> out(data.shape[0], data.shape[1], data.shape[2]);
+  std::size_t c = 0;
+  for (std::size_t i = 0; i < data.shape[0]; ++i)
+    for (std::size_t j = 0; j < data.shape[1]; ++j)
+      for (std::size_t k = 0; k < data.shape[2]; ++k, ++c) {
+        if constexpr (is_complex_v<T>)
+          out(i, j, k) = T(static_cast<real_t<T>>(data.values[c].real()),
+                           static_cast<real_t<T>>(data.values[c].imag()));
+        else
+          out(i, j, k) = static_cast<T>(data.values[c].real());
+      }
+  return out;
+}
+
+template <class T>
+void write_npy(const std::string& path, const Tensor3<T>& tensor) {
+  const Extents3& e = tensor.extents();
+  std::string header = "{'descr': '" + descr_of<T>() + "', 'fortran_order': True, 'shape': (" +
+                       std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " +
+                       std::to_string(e[2]) + "), }";
+  // Pad with spaces so magic + length + header + newline is a multiple of 64 bytes.
+  const std::size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(reinterpret_cast<const char*>(tensor.data()), tensor.size() * sizeof(T));
+  write_file_atomically(path, out);
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path temporary = target.parent_path() /
+                             (target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write '" + path + "': the folder does not exist or is not writable");
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      throw std::runtime_error("cannot write '" + path + "': write failed (disk full?)");
+    }
+  }
+  std::error_code error;
+  fs::rename(temporary, target, error);
+  if (error) {
+    fs::remove(temporary, error);
+    throw std::runtime_error("cannot write '" + path + "': rename failed");
+  }
+}
+
+template Tensor3<float> read_npy_tensor<float>(const std::string&);
+template Tensor3<double> read_npy_tensor<double>(const std::string&);
+template Tensor3<std::complex<float>> read_npy_tensor<std::complex<float>>(const std::string&);
+template Tensor3<std::complex<double>> read_npy_tensor<std::complex<double>>(const std::string&);
+template void write_npy<float>(const std::string&, const Tensor3<float>&);
+template void write_npy<double>(const std::string&, const Tensor3<double>&);
+template void write_npy<std::complex<float>>(const std::string&, const Tensor3<std::complex<float>>&);
+template void write_npy<std::complex<double>>(const std::string&, const Tensor3<std::complex<double>>&);
+
+}  // namespace torus

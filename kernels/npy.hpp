@@ -1,0 +1,39 @@
+#pragma once
+// NumPy .npy files (format version 1.0/2.0/3.0), so tensors move to and from Python without
+// conversion. Reads little-endian float32/float64/complex64/complex128 (and integer arrays,
+// converted), in C or Fortran order. Writes are atomic: a temporary file renamed into place.
+
+#include <complex>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kernels/scalar.hpp"
+#include "kernels/tensor3.hpp"
+
+namespace torus {
+
+struct NpyData {
+  std::vector<std::size_t> shape;
+  bool complex_valued = false;
+  ScalarType stored_type;  // what the file held (integers report double)
+  // Elements in C order (last index fastest), whatever order the file used.
+  std::vector<std::complex<double>> values;
+};
+
+// Throws std::runtime_error naming the file and what is wrong with it.
+NpyData read_npy(const std::string& path);
+
+// Shape n1 x n2 x n3 with element (i,j,k) = x(i,j,k). Throws naming the file when the array
+// is not 3-dimensional or holds complex values and T is real.
+template <class T>
+Tensor3<T> read_npy_tensor(const std::string& path);
+
+template <class T>
+void write_npy(const std::string& path, const Tensor3<T>& tensor);
+
+// Writes `contents` to `path` through a temporary file in the same folder and a rename, so a
+// reader never sees a half-written file. Throws std::runtime_error naming the path on failure.
+void write_file_atomically(const std::string& path, const std::string& contents);
+
+}  // namespace torus

@@ -1,0 +1,37 @@
+#include "kernels/transforms/factories.hpp"
+
+namespace torus {
+namespace {
+
+// Hartley: C(n,k) = s_f cas(2 pi nk/N), cas = cos + sin. C is symmetric and C*C = N*I, so
+// D = (s_i / s_f) * C with the scales of the normalisation.
+class Dht final : public Transform {
+ public:
+  explicit Dht(Normalisation normalisation) : normalisation_(normalisation) {}
+  std::string name() const override { return "dht"; }
+  bool complex_valued() const override { return false; }
+  CoefficientMatrices matrices(std::size_t n) const override {
+    check_size(n);
+    const ScalePair scale = scales_for(normalisation_, n);
+    CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t i = 0; i < n; ++i) {
+        const long double angle = twiddle_angle(i, k, n);
+        const long double cas = std::cos(angle) + std::sin(angle);
+        m.forward(i, k) = scale.forward * cas;
+        m.inverse(k, i) = scale.inverse * cas;
+      }
+    return m;
+  }
+
+ private:
+  Normalisation normalisation_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_dht(const TransformOptions& options) {
+  return std::make_unique<Dht>(options.normalisation);
+}
+
+}  // namespace torus

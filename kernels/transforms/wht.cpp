@@ -1,0 +1,45 @@
+#include <bit>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/transforms/factories.hpp"
+
+namespace torus {
+namespace {
+
+// Walsh-Hadamard in natural (Sylvester) order: C(n,k) = s_f (-1)^popcount(n & k). C*C = N*I.
+class Wht final : public Transform {
+ public:
+  explicit Wht(Normalisation normalisation) : normalisation_(normalisation) {}
+  std::string name() const override { return "wht"; }
+  bool complex_valued() const override { return false; }
+  void check_size(std::size_t n) const override {
+    if (n < 1 || !std::has_single_bit(n))
+      throw std::invalid_argument("transform wht: N = " + std::to_string(n) +
+                                  " is not allowed; Walsh-Hadamard needs N a power of two "
+                                  "(1, 2, 4, 8, ...)");
+  }
+  CoefficientMatrices matrices(std::size_t n) const override {
+    check_size(n);
+    const ScalePair scale = scales_for(normalisation_, n);
+    CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t i = 0; i < n; ++i) {
+        const long double sign = std::popcount(i & k) % 2 == 0 ? 1.0L : -1.0L;
+        m.forward(i, k) = scale.forward * sign;
+        m.inverse(k, i) = scale.inverse * sign;
+      }
+    return m;
+  }
+
+ private:
+  Normalisation normalisation_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transform> make_wht(const TransformOptions& options) {
+  return std::make_unique<Wht>(options.normalisation);
+}
+
+}  // namespace torus

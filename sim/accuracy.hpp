@@ -1,0 +1,53 @@
+#pragma once
+// Golden comparison with tolerances derived from the working precision and N (see
+// docs/numerics.md). Each output element gets its own bound, proportional to what the
+// arithmetic can guarantee for it: gamma(3(N+2)) times the transform of |x| by |C|.
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "kernels/tensor3.hpp"
+#include "kernels/transform.hpp"
+
+namespace torus {
+
+// gamma(n) = n u / (1 - n u): the relative error bound of n rounded operations (Higham).
+double gamma_bound(double n, double unit_roundoff);
+
+struct ErrorReport {
+  double max_abs_error = 0;        // max_i |result_i - reference_i|
+  double max_rel_error = 0;        // max_abs_error / max_i |reference_i|
+  double max_bound_ratio = 0;      // max_i |result_i - reference_i| / tolerance_i  (<= 1 passes)
+  double tolerance_factor = 0;     // the gamma the bound used
+  Extents3 worst_element{0, 0, 0}; // where the bound ratio peaks
+  bool has_failure = false;
+  Extents3 first_failure{0, 0, 0}; // first element (canonical order) beyond its bound
+  bool within_tolerance() const { return !has_failure; }
+};
+
+// Per-element bound magnitude: the transform of |x| by the entrywise |M_a|, in double.
+template <class T>
+Tensor3<double> absolute_transform(const Tensor3<T>& x, const std::array<Matrix<T>, 3>& per_axis);
+// The same for a magnitude that is already non-negative and in double (e.g. |C||x|).
+template <class T>
+Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>& magnitude,
+                                                const std::array<Matrix<T>, 3>& per_axis);
+
+// Forward or inverse result against the golden reference computed with the same rounded
+// coefficients: both round, so tolerance_i = 2 gamma(3(N+2)) (|M| |x|)_i.
+template <class T>
+ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude);
+
+// Round trip x -> y_hat -> x_hat against x: tolerance_i = gamma(3(N+2)) (|D||y_hat| + |D||C||x|)_i
+// + ((1+d1)(1+d2)(1+d3) - 1) (|D||C||x|)_i, where d_a is the measured defect of the rounded
+// pair on axis a (inverse_defect).
+template <class T>
+ErrorReport compare_round_trip(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<double>& through_y_hat,
+                               const Tensor3<double>& through_x, double defect_factor);
+
+// d = max_ij |C D - I|_ij / (|C||D|)_ij for the rounded matrices, in long double.
+template <class T>
+double inverse_defect(const Matrix<T>& forward, const Matrix<T>& inverse);
+
+}  // namespace torus

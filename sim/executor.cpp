@@ -1,0 +1,162 @@
+#include "sim/executor.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <stdexcept>
+
+#include "kernels/mode_product.hpp"
+
+namespace torus {
+namespace {
+
+template <class T>
+struct HeldBlock {
+  BlockId id;
+  Tensor3<T> tensor;   // tensor blocks
+  Matrix<T> matrix;    // coefficient blocks
+  std::size_t words() const { return is_coefficient(id.kind) ? static_cast<std::size_t>(matrix.size()) : tensor.size(); }
+};
+
+template <class T>
+using NodeMemory = std::array<std::optional<HeldBlock<T>>, block_kind_count>;
+
+template <class T>
+class Machine {
+ public:
+  Machine(const Schedule& schedule, const Tensor3<T>& input, const std::array<Matrix<T>, 3>& coefficients)
+      : schedule_(schedule), input_(input), coefficients_(coefficients), memory_(schedule.shape.node_count()) {
+    const std::size_t n = schedule.n();
+    if (input.extents() != Extents3{n, n, n})
+      throw std::invalid_argument("input tensor is not N x N x N with N = " + std::to_string(n));
+    for (const auto& c : coefficients)
+      if (static_cast<std::size_t>(c.rows()) != n || static_cast<std::size_t>(c.cols()) != n)
+        throw std::invalid_argument("coefficient matrix is not N x N with N = " + std::to_string(n));
+  }
+
+  ExecutionResult<T> run() {
+    for (const Placement& p : schedule_.initial) hold(p, load(p.block));
+    for (const ScheduleStage& stage : schedule_.stages) {
+      for (const Placement& p : stage.created) hold(p, zero_block(p.block));
+      auto& moved = counts_.words_moved_per_node_step[static_cast<std::size_t>(stage.number - 1)];
+      auto& moved_min = counts_.words_moved_per_node_step_min[static_cast<std::size_t>(stage.number - 1)];
+      moved_min = static_cast<std::size_t>(-1);
+      for (const ScheduleStep& step : stage.steps) {
+        for (const BlockMultiplyAdd& op : step.ops) multiply_add(op);
+        std::vector<std::size_t> sent(memory_.size(), 0);
+        for (const Roll& roll : step.rolls) apply_roll(roll, sent);
+        moved = std::max(moved, *std::max_element(sent.begin(), sent.end()));
+        moved_min = std::min(moved_min, *std::min_element(sent.begin(), sent.end()));
+        ++counts_.steps;
+      }
+      if (stage.steps.empty()) moved_min = 0;
+    }
+    return gather();
+  }
+
+ private:
+  HeldBlock<T> load(const BlockId& id) const {
+    const std::size_t b = schedule_.block_size;
+    HeldBlock<T> block{id, {}, {}};
+    if (is_coefficient(id.kind)) {
+      const Matrix<T>& full = coefficients_[static_cast<std::size_t>(id.kind) - static_cast<std::size_t>(BlockKind::Coef1)];
+      const auto eb = static_cast<Eigen::Index>(b);
+      block.matrix = full.block(id.index[0] * eb, id.index[1] * eb, eb, eb);
+    } else {
+      block.tensor = input_.block(origin(id), {b, b, b});
+    }
+    return block;
+  }
+
+  HeldBlock<T> zero_block(const BlockId& id) const {
+    const std::size_t b = schedule_.block_size;
+    return {id, Tensor3<T>(b, b, b), {}};
+  }
+
+  Extents3 origin(const BlockId& id) const {
+    const std::size_t b = schedule_.block_size;
+    return {static_cast<std::size_t>(id.index[0]) * b, static_cast<std::size_t>(id.index[1]) * b,
+            static_cast<std::size_t>(id.index[2]) * b};
+  }
+
+  void hold(const Placement& p, HeldBlock<T> block) {
+    const std::size_t node = schedule_.shape.index_of(p.node);
+    auto& slot = memory_[node][static_cast<std::size_t>(p.block.kind)];
+    if (slot) throw std::logic_error("node " + to_string(p.node) + " already holds " + to_string(slot->id));
+    slot = std::move(block);
+    std::size_t held = 0;
+    for (const auto& s : memory_[node])
+      if (s) held += s->words();
+    counts_.words_held_per_node = std::max(counts_.words_held_per_node, held);
+  }
+
+  HeldBlock<T>& at(const NodeCoord& node, const BlockId& id) {
+    auto& slot = memory_[schedule_.shape.index_of(node)][static_cast<std::size_t>(id.kind)];
+    if (!slot || slot->id != id)
+      throw std::logic_error("node " + to_string(node) + " does not hold " + to_string(id) + " (unverified schedule?)");
+    return *slot;
+  }
+
+  void multiply_add(const BlockMultiplyAdd& op) {
+    HeldBlock<T>& acc = at(op.node, op.accumulator);
+    const HeldBlock<T>& operand = at(op.node, op.operand);
+    const HeldBlock<T>& coefficient = at(op.node, op.coefficient);
+    mode_product_accumulate(acc.tensor, operand.tensor, coefficient.matrix, op.mode);
+    const std::size_t b = schedule_.block_size;
+    ++counts_.block_multiply_adds;
+    counts_.scalar_multiply_adds += b * b * b * b;
+  }
+
+  void apply_roll(const Roll& roll, std::vector<std::size_t>& sent) {
+    const std::size_t kind = static_cast<std::size_t>(roll.kind);
+    std::vector<std::optional<HeldBlock<T>>> arriving(memory_.size());
+    for (std::size_t i = 0; i < memory_.size(); ++i) {
+      auto& slot = memory_[i][kind];
+      if (!slot) throw std::logic_error("node " + to_string(schedule_.shape.coord_of(i)) + " has no " + to_string(roll.kind) + " to roll");
+      const auto to = schedule_.shape.neighbour(schedule_.shape.coord_of(i), roll.direction);
+      if (!to) throw std::logic_error("roll " + to_string(roll.direction) + " leaves the array");
+      sent[i] += slot->words();
+      arriving[schedule_.shape.index_of(*to)] = std::move(slot);
+      slot.reset();
+    }
+    for (std::size_t i = 0; i < memory_.size(); ++i) memory_[i][kind] = std::move(arriving[i]);
+  }
+
+  ExecutionResult<T> gather() {
+    ExecutionResult<T> result;
+    const std::size_t n = schedule_.n();
+    result.canonical = Tensor3<T>(n, n, n);
+    result.node_output.resize(memory_.size());
+    for (std::size_t i = 0; i < memory_.size(); ++i) {
+      const auto& slot = memory_[i][static_cast<std::size_t>(schedule_.output_kind)];
+      if (!slot) throw std::logic_error("node " + to_string(schedule_.shape.coord_of(i)) + " ends without an output block");
+      result.canonical.set_block(origin(slot->id), slot->tensor);
+      result.layout.push_back({schedule_.shape.coord_of(i), slot->id});
+      result.node_output[i] = slot->tensor;
+    }
+    result.counts = counts_;
+    return result;
+  }
+
+  const Schedule& schedule_;
+  const Tensor3<T>& input_;
+  const std::array<Matrix<T>, 3>& coefficients_;
+  std::vector<NodeMemory<T>> memory_;
+  ExecutionCounts counts_;
+};
+
+}  // namespace
+
+template <class T>
+ExecutionResult<T> execute_schedule(const Schedule& schedule, const Tensor3<T>& input,
+                                    const std::array<Matrix<T>, 3>& coefficients) {
+  return Machine<T>(schedule, input, coefficients).run();
+}
+
+template ExecutionResult<float> execute_schedule(const Schedule&, const Tensor3<float>&, const std::array<Matrix<float>, 3>&);
+template ExecutionResult<double> execute_schedule(const Schedule&, const Tensor3<double>&, const std::array<Matrix<double>, 3>&);
+template ExecutionResult<std::complex<float>> execute_schedule(const Schedule&, const Tensor3<std::complex<float>>&,
+                                                               const std::array<Matrix<std::complex<float>>, 3>&);
+template ExecutionResult<std::complex<double>> execute_schedule(const Schedule&, const Tensor3<std::complex<double>>&,
+                                                                const std::array<Matrix<std::complex<double>>, 3>&);
+
+}  // namespace torus

@@ -1,0 +1,105 @@
+#include "sim/parameters.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+#include <stdexcept>
+
+#include "kernels/text.hpp"
+
+namespace torus {
+namespace {
+
+std::invalid_argument bad_value(std::string_view key, std::string_view value, std::string_view allowed) {
+  return std::invalid_argument(std::string(key) + ": '" + std::string(value) + "' is not allowed; allowed: " +
+                               std::string(allowed));
+}
+
+template <class Int>
+bool parse_whole(std::string_view text, Int& out) {
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+void ParameterSet::add(ParameterSpec spec) {
+  if (find(spec.key)) throw std::logic_error("parameter '" + spec.key + "' declared twice");
+  specs_.push_back(std::move(spec));
+}
+
+const ParameterSpec* ParameterSet::find(std::string_view key) const {
+  for (const auto& spec : specs_)
+    if (spec.key == key) return &spec;
+  return nullptr;
+}
+
+void ParameterSet::integer(std::string key, std::int64_t& field, std::int64_t min, std::int64_t max, std::string unit,
+                           std::string description) {
+  const std::string allowed = "whole number from " + std::to_string(min) + " to " + std::to_string(max);
+  add({key, std::move(unit), std::to_string(field), allowed, std::move(description),
+       [&field, key, min, max, allowed](std::string_view text) {
+         std::int64_t value = 0;
+         if (!parse_whole(text, value) || value < min || value > max) throw bad_value(key, text, allowed);
+         field = value;
+       }});
+}
+
+void ParameterSet::unsigned_integer(std::string key, std::uint64_t& field, std::string unit, std::string description) {
+  const std::string allowed = "whole number from 0 to 18446744073709551615";
+  add({key, std::move(unit), std::to_string(field), allowed, std::move(description),
+       [&field, key, allowed](std::string_view text) {
+         std::uint64_t value = 0;
+         if (!parse_whole(text, value)) throw bad_value(key, text, allowed);
+         field = value;
+       }});
+}
+
+void ParameterSet::choice(std::string key, std::string& field, std::vector<std::string> choices, std::string description) {
+  const std::string allowed = join(choices, ", ");
+  add({key, "", field, allowed, std::move(description), [&field, key, choices, allowed](std::string_view text) {
+         if (std::find(choices.begin(), choices.end(), text) == choices.end())
+           throw std::invalid_argument(bad_value(key, text, allowed).what() + suggestion(text, choices));
+         field = std::string(text);
+       }});
+}
+
+void ParameterSet::text(std::string key, std::string& field, std::string allowed, std::string description,
+                        std::function<void(std::string_view)> check) {
+  add({key, "", field, std::move(allowed), std::move(description), [&field, check](std::string_view text) {
+         if (check) check(text);
+         field = std::string(text);
+       }});
+}
+
+void ParameterSet::set(std::string_view key, std::string_view value) {
+  const ParameterSpec* spec = find(key);
+  if (!spec) {
+    std::vector<std::string> keys;
+    for (const auto& s : specs_) keys.push_back(s.key);
+    throw std::invalid_argument("unknown parameter '" + std::string(key) + "'" + suggestion(key, keys) +
+                                "; 'torus-sim params' lists them all");
+  }
+  spec->assign(value);
+}
+
+void ParameterSet::set_assignment(std::string_view assignment) {
+  const auto equals = assignment.find('=');
+  if (equals == std::string_view::npos || equals == 0)
+    throw std::invalid_argument("'" + std::string(assignment) + "' is not of the form key=value");
+  set(assignment.substr(0, equals), assignment.substr(equals + 1));
+}
+
+std::string format_parameter_table(const std::vector<ParameterSpec>& specs) {
+  std::ostringstream out;
+  for (const auto& s : specs) {
+    out << s.key << (s.unit.empty() ? "" : " [" + s.unit + "]") << "  (default: "
+        << (s.default_value.empty() ? "none" : s.default_value) << ")\n"
+        << "    " << s.description << "\n"
+        << "    allowed: " << s.allowed << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace torus

@@ -1,0 +1,16 @@
+#pragma once
+// Rendering of a run report: a short human-readable summary and the full JSON.
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sim/run.hpp"
+
+namespace torus {
+
+std::string format_text(const RunReport& report);
+nlohmann::json to_json(const RunReport& report);
+nlohmann::json to_json(const ErrorReport& error);
+
+}  // namespace torus

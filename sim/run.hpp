@@ -1,0 +1,53 @@
+#pragma once
+// Orchestrates one run: input, coefficients, schedule generation and verification, the
+// functional execution of each requested direction, and the golden check of every result.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/accuracy.hpp"
+#include "sim/executor.hpp"
+#include "sim/run_config.hpp"
+#include "sim/schedule.hpp"
+
+namespace torus {
+
+// Process exit codes of torus-sim, distinct per failure class.
+enum class ExitCode : int { Success = 0, UsageError = 2, GoldenMismatch = 3, RuntimeFailure = 4 };
+
+struct TransformOutcome {
+  TransformDirection direction = TransformDirection::Forward;
+  ScheduleCounts expected;        // read off the schedule
+  ExecutionCounts measured;       // counted by the executor
+  std::size_t schedule_violations = 0;
+  std::string first_violation;
+  ErrorReport error;              // against the golden reference
+  std::string mismatch;           // first failing output block and its node, if any
+};
+
+struct RunReport {
+  std::size_t n = 0;
+  int p = 0;
+  std::size_t b = 0;
+  std::string transform;
+  std::string alpha;
+  std::string normalisation;
+  ScalarType scalar;
+  std::uint64_t seed = 0;
+  std::string input;  // "random(seed)" or the file
+  std::vector<TransformOutcome> transforms;
+  std::optional<ErrorReport> round_trip;
+  std::vector<double> inverse_defects;  // per axis, for the round-trip bound
+  double wall_seconds = 0;
+
+  // fma on a real fma unit: a complex multiply-add is four real ones.
+  std::size_t real_fma_per_multiply_add() const { return scalar.domain == Domain::Complex ? 4 : 1; }
+  bool passed() const;
+};
+
+// Validates `config`, runs it and returns the report; writes config.output and
+// config.report_json when set. Throws std::invalid_argument for bad parameters.
+RunReport run_functional(const RunConfig& config);
+
+}  // namespace torus

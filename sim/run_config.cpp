@@ -1,0 +1,66 @@
+#include "sim/run_config.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+#include "kernels/npy.hpp"
+
+namespace torus {
+
+void RunConfig::declare(ParameterSet& set) {
+  set.integer("N", n, 1, 4096, "elements", "tensor edge: the transform is N x N x N");
+  set.integer("P", p, 1, 4096, "nodes", "torus edge: P x P x P nodes, each holding one b x b x b block (b = N/P)");
+  set.text("transform", transform, "one of dft, dct, dst, dht, wht, identity, user, or three separated by commas",
+           "1D transform on every axis, or one per axis as 'axis1,axis2,axis3'",
+           [](std::string_view text) { axis_transform_names(text); });
+  set.choice("normalisation", normalisation, {"none", "ortho"},
+             "scaling of dft, dht and wht: none = forward unscaled and inverse 1/N, ortho = both 1/sqrt(N)");
+  set.text("user_matrix", user_matrix, "path of an N x N matrix (.npy, or text rows)",
+           "matrix A of y = A x (row = output index) for transform 'user'");
+  set.text("alpha", alpha, "three signs such as +++ or +-+",
+           "scheduling vector (aQ, aR, aS): T = (aQ Q + aR R + aS S) mod P",
+           [](std::string_view text) { SchedulingVector::parse(text); });
+  set.choice("direction", direction, {"forward", "inverse", "both"},
+             "forward transform, inverse transform, or both as a round trip (forward then inverse)");
+  set.choice("precision", precision, {"float", "double"}, "floating-point precision of data and coefficients");
+  set.choice("domain", domain, {"auto", "real", "complex"},
+             "element domain; auto = complex when a transform or the input file is complex");
+  set.unsigned_integer("seed", seed, "", "seed of the default random input (uniform in [-1, 1))");
+  set.text("input", input, "path of an N x N x N .npy file, or empty", "input tensor instead of the random one");
+  set.text("output", output, "path of a .npy file, or empty",
+           "where to write the final result in canonical order (for 'both', the round trip)");
+  set.text("report_json", report_json, "path of a .json file, or empty", "where to write the run report as JSON");
+}
+
+TransformOptions RunConfig::transform_options() const {
+  TransformOptions options;
+  options.normalisation = parse_normalisation(normalisation);
+  options.user_matrix_path = user_matrix;
+  options.unit_roundoff = parse_precision(precision) == Precision::Single ? unit_roundoff<float>() : unit_roundoff<double>();
+  return options;
+}
+
+ScalarType validate(const RunConfig& config) {
+  if (config.n % config.p != 0)
+    throw std::invalid_argument("P: " + std::to_string(config.p) + " does not divide N = " + std::to_string(config.n) +
+                                "; allowed: a divisor of N, so that b = N/P is whole");
+  const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
+  for (const auto& t : transforms.axis) t->check_size(static_cast<std::size_t>(config.n));
+  bool complex = transforms.complex_valued() || config.domain == "complex";
+  if (!config.input.empty()) {
+    if (!std::filesystem::is_regular_file(config.input))
+      throw std::invalid_argument("input: '" + config.input + "' is not a readable file");
+    complex = complex || read_npy(config.input).complex_valued;
+  }
+  if (config.domain == "real" && complex)
+    throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +
+                                "' or this input; the data must be complex (domain: auto or complex)");
+  if (!config.output.empty()) {
+    const auto folder = std::filesystem::path(config.output).parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder))
+      throw std::invalid_argument("output: folder '" + folder.string() + "' does not exist");
+  }
+  return {parse_precision(config.precision), complex ? Domain::Complex : Domain::Real};
+}
+
+}  // namespace torus

@@ -1,0 +1,161 @@
+// The functional executor against the golden reference: every scheduling vector, forward and
+// inverse, every transform, every element type, on shapes from the serial P = 1 to the
+// fine-grained b = 1, including non-powers of two. Tolerances come from sim/accuracy.hpp
+// (docs/numerics.md): gamma(3(N+2)) of the working precision times the |C|-transform of |x|.
+
+#include <catch2/catch.hpp>
+
+#include <complex>
+#include <iostream>
+#include <random>
+
+#include "kernels/mode_product.hpp"
+#include "kernels/scalar.hpp"
+#include "kernels/transform.hpp"
+#include "sim/accuracy.hpp"
+#include "sim/executor.hpp"
+
+using namespace torus;
+
+namespace {
+
+struct Shape {
+  std::size_t n;
+  int p;
+};
+
+template <class T>
+Tensor3<T> random_input(std::size_t n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  Tensor3<T> x(n, n, n);
+  for (T& v : x.values()) {
+    if constexpr (is_complex_v<T>) {
+      const double re = uniform(rng);
+      v = T(static_cast<real_t<T>>(re), static_cast<real_t<T>>(uniform(rng)));
+    } else {
+      v = static_cast<T>(uniform(rng));
+    }
+  }
+  return x;
+}
+
+struct Worst {
+  double forward = 0, inverse = 0, round_trip = 0;
+};
+
+// Runs forward then inverse through the executor and checks each against golden, the round
+// trip against x, and the counts against the design note.
+template <class T>
+Worst check_transform(const std::string& spec, Shape shape, const SchedulingVector& alpha) {
+  const AxisTransforms transforms = parse_axis_transforms(spec, {});
+  std::array<Matrix<T>, 3> c, d;
+  std::vector<double> defects;
+  double defect = 1.0;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const CoefficientMatrices m = transforms.axis[a]->matrices(shape.n);
+    c[a] = round_coefficients<T>(m.forward);
+    d[a] = round_coefficients<T>(m.inverse);
+    defect *= 1.0 + inverse_defect(c[a], d[a]);
+  }
+  const std::size_t b = shape.n / static_cast<std::size_t>(shape.p);
+  const Tensor3<T> x = random_input<T>(shape.n, 5);
+  INFO(spec << " N=" << shape.n << " P=" << shape.p << " alpha=" << alpha.to_string());
+  Worst worst;
+
+  const Schedule forward = generate_schedule(TorusShape::cube(shape.p), b, alpha, TransformDirection::Forward);
+  const ExecutionResult<T> y = execute_schedule(forward, x, c);
+  const ErrorReport fe = compare_to_golden(y.canonical, golden_transform(x, c), absolute_transform(x, c));
+  INFO("forward: max rel " << fe.max_rel_error << ", error/bound " << fe.max_bound_ratio);
+  CHECK(fe.within_tolerance());
+
+  const Schedule inverse = generate_schedule(TorusShape::cube(shape.p), b, alpha, TransformDirection::Inverse);
+  const ExecutionResult<T> xr = execute_schedule(inverse, y.canonical, d);
+  const ErrorReport ie = compare_to_golden(xr.canonical, golden_transform(y.canonical, d), absolute_transform(y.canonical, d));
+  INFO("inverse: max rel " << ie.max_rel_error << ", error/bound " << ie.max_bound_ratio);
+  CHECK(ie.within_tolerance());
+
+  const ErrorReport rt = compare_round_trip(xr.canonical, x, absolute_transform(y.canonical, d),
+                                            absolute_transform_of_magnitude(absolute_transform(x, c), d), defect - 1.0);
+  INFO("round trip: max rel " << rt.max_rel_error << ", error/bound " << rt.max_bound_ratio);
+  CHECK(rt.within_tolerance());
+
+  const std::size_t n = shape.n, p = static_cast<std::size_t>(shape.p);
+  for (const ExecutionCounts* counts : {&y.counts, &xr.counts}) {
+    CHECK(counts->steps == 3 * p);
+    CHECK(counts->block_multiply_adds == 3 * p * p * p * p);
+    CHECK(counts->scalar_multiply_adds == 3 * n * n * n * n);
+    CHECK(counts->words_held_per_node == 4 * b * b * b + 3 * b * b);
+  }
+  CHECK(y.counts.words_moved_per_node_step == std::array<std::size_t, 3>{b * b * b + b * b, 2 * b * b * b, 2 * b * b * b});
+  CHECK(xr.counts.words_moved_per_node_step == std::array<std::size_t, 3>{2 * b * b * b, 2 * b * b * b, b * b * b + b * b});
+  CHECK(y.counts.words_moved_per_node_step_min == y.counts.words_moved_per_node_step);
+  return {fe.max_rel_error, ie.max_rel_error, rt.max_rel_error};
+}
+
+const std::vector<Shape>& general_shapes() {
+  static const std::vector<Shape> shapes = {{4, 1}, {4, 4}, {4, 2}, {6, 3}, {8, 4}, {10, 5}, {12, 4}, {15, 5}, {5, 5}, {6, 2}};
+  return shapes;
+}
+const std::vector<Shape>& power_of_two_shapes() {
+  static const std::vector<Shape> shapes = {{4, 1}, {4, 4}, {4, 2}, {8, 4}, {8, 2}, {16, 4}};
+  return shapes;
+}
+
+// Prints the largest relative errors seen, for the record (ctest -V shows them).
+template <class T>
+void check_all(const std::string& transform) {
+  const auto& shapes = transform == "wht" ? power_of_two_shapes() : general_shapes();
+  Worst worst;
+  for (const SchedulingVector& alpha : all_scheduling_vectors())
+    for (const Shape& shape : shapes) {
+      const Worst w = check_transform<T>(transform, shape, alpha);
+      worst = {std::max(worst.forward, w.forward), std::max(worst.inverse, w.inverse),
+               std::max(worst.round_trip, w.round_trip)};
+    }
+  std::cout << "largest relative error, " << transform << " " << to_string(scalar_type_of<T>()) << ": forward "
+            << worst.forward << ", inverse " << worst.inverse << ", round trip " << worst.round_trip << "\n";
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("executor matches golden for real transforms, every alpha and shape", "[sim][executor]", float, double,
+                   std::complex<float>, std::complex<double>) {
+  const auto transform = GENERATE(as<std::string>{}, "dct", "dst", "dht", "wht");
+  check_all<TestType>(transform);
+}
+
+TEMPLATE_TEST_CASE("executor matches golden for the DFT, every alpha and shape", "[sim][executor]", std::complex<float>,
+                   std::complex<double>) {
+  check_all<TestType>("dft");
+}
+
+TEST_CASE("mixed per-axis transforms run on the torus", "[sim][executor]") {
+  const auto spec = GENERATE(as<std::string>{}, "dct,dft,dht", "dst,identity,dct", "dft,dft,dct");
+  for (const SchedulingVector& alpha : all_scheduling_vectors()) check_transform<std::complex<double>>(spec, {6, 3}, alpha);
+  check_transform<double>("dct,dst,dht", {12, 4}, SchedulingVector::parse("-+-"));
+}
+
+TEST_CASE("the executor moves blocks, not a copy of the answer: identity shows the layout", "[sim][executor]") {
+  // With identity coefficients the forward output must equal the input exactly, element for
+  // element: any misplaced block would move values.
+  const std::size_t n = 6;
+  const Tensor3<double> x = random_input<double>(n, 3);
+  const Matrix<double> id = Matrix<double>::Identity(6, 6);
+  for (const SchedulingVector& alpha : all_scheduling_vectors()) {
+    const Schedule s = generate_schedule(TorusShape::cube(3), 2, alpha, TransformDirection::Forward);
+    const ExecutionResult<double> y = execute_schedule(s, x, {id, id, id});
+    CHECK(y.canonical == x);
+    // The skewed layout: node (Q,R,S) holds output block (S, Q, T).
+    for (const Placement& p : y.layout)
+      CHECK(p.block.index == std::array<int, 3>{p.node.s, p.node.q, alpha.time_of(p.node, 3)});
+  }
+}
+
+TEST_CASE("an unverified broken schedule makes the executor stop, not compute garbage", "[sim][executor][errors]") {
+  Schedule s = generate_schedule(TorusShape::cube(2), 1, {}, TransformDirection::Forward);
+  s.stages[0].steps[0].ops[0].operand.index[0] ^= 1;
+  const Tensor3<double> x(2, 2, 2);
+  const Matrix<double> id = Matrix<double>::Identity(2, 2);
+  CHECK_THROWS_WITH(execute_schedule(s, x, {id, id, id}), Catch::Contains("does not hold X("));
+}

@@ -1,0 +1,137 @@
+// torus-sim: the command-line front end. Every option of `run` comes from the parameter
+// declarations of RunConfig, so --help, `params` and the parser never disagree.
+
+#include <iostream>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "sim/report.hpp"
+#include "sim/run.hpp"
+#include "sim/verifier.hpp"
+
+namespace {
+
+using torus::ExitCode;
+
+int code(ExitCode c) { return static_cast<int>(c); }
+
+// Adds --key for every declared parameter, applied through the declaration's own parser.
+void add_parameter_options(CLI::App& command, torus::ParameterSet& parameters) {
+  for (const auto& spec : parameters.specs()) {
+    const std::string help = spec.description + (spec.unit.empty() ? "" : " [" + spec.unit + "]") + " (default: " +
+                             (spec.default_value.empty() ? "none" : spec.default_value) + "; allowed: " + spec.allowed + ")";
+    command.add_option_function<std::string>(
+        "--" + spec.key, [&parameters, key = spec.key](const std::string& value) { parameters.set(key, value); }, help);
+  }
+}
+
+struct ScheduleQuery {
+  std::int64_t n = 4;
+  std::int64_t p = 2;
+  std::string alpha = "+++";
+  std::string direction = "forward";
+  std::string format = "text";
+};
+
+torus::TransformDirection parse_direction(const std::string& text) {
+  return text == "inverse" ? torus::TransformDirection::Inverse : torus::TransformDirection::Forward;
+}
+
+int print_schedule(const ScheduleQuery& q) {
+  if (q.n % q.p != 0) throw std::invalid_argument("P: " + std::to_string(q.p) + " does not divide N = " + std::to_string(q.n));
+  const auto schedule = torus::generate_schedule(torus::TorusShape::cube(static_cast<int>(q.p)),
+                                                 static_cast<std::size_t>(q.n / q.p),
+                                                 torus::SchedulingVector::parse(q.alpha), parse_direction(q.direction));
+  if (q.format == "json") std::cout << torus::to_json(schedule).dump(1) << '\n';
+  else std::cout << torus::format_text(schedule);
+  return code(ExitCode::Success);
+}
+
+int verify_schedules(const ScheduleQuery& q) {
+  std::vector<torus::SchedulingVector> vectors;
+  if (q.alpha == "all") vectors.assign(torus::all_scheduling_vectors().begin(), torus::all_scheduling_vectors().end());
+  else vectors.push_back(torus::SchedulingVector::parse(q.alpha));
+  std::vector<torus::TransformDirection> directions;
+  if (q.direction != "inverse") directions.push_back(torus::TransformDirection::Forward);
+  if (q.direction != "forward") directions.push_back(torus::TransformDirection::Inverse);
+  bool all_ok = true;
+  for (const auto& alpha : vectors)
+    for (const auto direction : directions) {
+      const auto schedule = torus::generate_schedule(torus::TorusShape::cube(static_cast<int>(q.p)), 1, alpha, direction);
+      const auto report = torus::verify_schedule(schedule);
+      std::cout << "P=" << q.p << " alpha=" << alpha.to_string() << " " << torus::to_string(direction) << ": "
+                << (report.ok() ? "legal" : "ILLEGAL") << " (" << report.block_multiply_adds_checked
+                << " block multiply-adds, " << report.rolls_checked << " rolls checked)\n";
+      for (const auto& v : report.violations) std::cout << "  " << torus::to_string(v) << '\n';
+      all_ok = all_ok && report.ok();
+    }
+  return code(all_ok ? ExitCode::Success : ExitCode::GoldenMismatch);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"torus-sim: orbital 3D transforms on a simulated P x P x P torus of fma nodes"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "help for every command");
+
+  torus::RunConfig config;
+  torus::ParameterSet parameters;
+  config.declare(parameters);
+
+  CLI::App* run = app.add_subcommand("run", "run a transform on the torus, golden-check it and report");
+  add_parameter_options(*run, parameters);
+  std::vector<std::string> assignments;
+  run->add_option("-p,--param", assignments, "set a parameter as key=value (repeatable)");
+  run->footer("Exit codes: 0 pass, 2 bad parameters, 3 golden mismatch or illegal schedule, 4 runtime failure.");
+
+  ScheduleQuery query;
+  CLI::App* schedule = app.add_subcommand("schedule", "print the orbital schedule as text or JSON");
+  CLI::App* verify = app.add_subcommand("verify", "prove schedules legal for P, alpha and direction, without simulating");
+  for (CLI::App* command : {schedule, verify}) {
+    command->add_option("--P", query.p, "torus edge (nodes)")->check(CLI::Range(1, 4096));
+    command->add_option("--alpha", query.alpha, command == verify ? "scheduling vector, or 'all'" : "scheduling vector");
+    command->add_option("--direction", query.direction, "forward, inverse" + std::string(command == verify ? " or both" : ""))
+        ->check(CLI::IsMember(command == verify ? std::vector<std::string>{"forward", "inverse", "both"}
+                                                : std::vector<std::string>{"forward", "inverse"}));
+  }
+  schedule->add_option("--N", query.n, "tensor edge (elements)")->check(CLI::Range(1, 4096));
+  schedule->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+
+  CLI::App* params = app.add_subcommand("params", "list every run parameter with unit, default, range and description");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int status = app.exit(e);
+    return status == 0 ? 0 : code(ExitCode::UsageError);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "torus-sim: " << e.what() << '\n';
+    return code(ExitCode::UsageError);
+  }
+
+  try {
+    if (params->parsed()) {
+      std::cout << torus::format_parameter_table(parameters.specs());
+      return code(ExitCode::Success);
+    }
+    if (schedule->parsed()) return print_schedule(query);
+    if (verify->parsed()) return verify_schedules(query);
+    for (const auto& assignment : assignments) parameters.set_assignment(assignment);
+    const torus::RunReport report = torus::run_functional(config);
+    std::cout << torus::format_text(report);
+    if (!report.passed()) {
+      std::cerr << "torus-sim: golden check failed\n";
+      return code(ExitCode::GoldenMismatch);
+    }
+    return code(ExitCode::Success);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "torus-sim: " << e.what() << '\n';
+    return code(ExitCode::UsageError);
+  } catch (const std::exception& e) {
+    std::cerr << "torus-sim: " << e.what() << '\n';
+    return code(ExitCode::RuntimeFailure);
+  }
+}
