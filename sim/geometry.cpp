@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace torus {
 
 Direction direction_along(Axis axis, int sign) {
@@ -21,11 +23,11 @@ std::string to_string(Axis axis) {
 }
 
 std::string to_string(Direction direction) {
-  return (sign_of(direction) > 0 ? "+" : "-") + to_string(axis_of(direction));
+  return fmt::format("{}{}", sign_of(direction) > 0 ? '+' : '-', to_string(axis_of(direction)));
 }
 
 std::string to_string(const NodeCoord& node) {
-  return "(" + std::to_string(node.q) + "," + std::to_string(node.r) + "," + std::to_string(node.s) + ")";
+  return fmt::format("({},{},{})", node.q, node.r, node.s);
 }
 
 NodeCoord TorusShape::coord_of(std::size_t index) const {

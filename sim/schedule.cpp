@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace torus {
@@ -25,10 +26,8 @@ std::size_t words_in(BlockKind kind, std::size_t block_size) {
 }
 
 std::string to_string(const BlockId& block) {
-  std::string out = to_string(block.kind) + "(" + std::to_string(block.index[0]) + "," +
-                    std::to_string(block.index[1]);
-  if (!is_coefficient(block.kind)) out += "," + std::to_string(block.index[2]);
-  return out + ")";
+  if (is_coefficient(block.kind)) return fmt::format("{}({},{})", to_string(block.kind), block.index[0], block.index[1]);
+  return fmt::format("{}({},{},{})", to_string(block.kind), block.index[0], block.index[1], block.index[2]);
 }
 
 std::string to_string(TransformDirection direction) {
