@@ -11,6 +11,13 @@ namespace torus {
 
 double gamma_bound(double n, double unit_roundoff) { return n * unit_roundoff / (1.0 - n * unit_roundoff); }
 
+double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data) {
+  const double length = static_cast<double>(n);
+  const double stage = complex_data ? std::sqrt(2.0) * gamma_bound(2.0 * length, unit_roundoff)
+                                    : gamma_bound(length, unit_roundoff);
+  return (1.0 + stage) * (1.0 + stage) * (1.0 + stage) - 1.0;
+}
+
 template <class T>
 Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>& magnitude,
                                                 const std::array<Matrix<T>, 3>& per_axis) {
@@ -61,16 +68,14 @@ std::size_t length_of(const Extents3& e) { return std::max({e[0], e[1], e[2]}); 
 
 template <class T>
 ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude) {
-  const double n = static_cast<double>(length_of(golden.extents()));
-  const double factor = 2.0 * gamma_bound(3.0 * (n + 2.0), unit_roundoff<T>());
+  const double factor = 2.0 * three_stage_factor(length_of(golden.extents()), unit_roundoff<T>(), is_complex_v<T>);
   return compare(result, golden, factor, [&](std::size_t i, std::size_t j, std::size_t k) { return factor * magnitude(i, j, k); });
 }
 
 template <class T>
 ErrorReport compare_round_trip(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<double>& through_y_hat,
                                const Tensor3<double>& through_x, double defect_factor) {
-  const double n = static_cast<double>(length_of(x.extents()));
-  const double factor = gamma_bound(3.0 * (n + 2.0), unit_roundoff<T>());
+  const double factor = three_stage_factor(length_of(x.extents()), unit_roundoff<T>(), is_complex_v<T>);
   return compare(x_hat, x, factor, [&](std::size_t i, std::size_t j, std::size_t k) {
     return factor * (through_y_hat(i, j, k) + through_x(i, j, k)) + defect_factor * through_x(i, j, k);
   });

@@ -1,7 +1,8 @@
 #pragma once
 // Golden comparison with tolerances derived from the working precision and N (see
 // docs/numerics.md). Each output element gets its own bound, proportional to what the
-// arithmetic can guarantee for it: gamma(3(N+2)) times the transform of |x| by |C|.
+// arithmetic can guarantee for it: the three-stage error factor times the transform of |x|
+// by |C|.
 
 #include <array>
 #include <cstddef>
@@ -14,6 +15,10 @@ namespace torus {
 
 // gamma(n) = n u / (1 - n u): the relative error bound of n rounded operations (Higham).
 double gamma_bound(double n, double unit_roundoff);
+// Relative bound of three chained length-n inner products: (1 + e)^3 - 1 with e = gamma(n) for
+// real data and sqrt(2) gamma(2n) for complex data computed with real fma (each component is a
+// 2n-term real dot product).
+double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data);
 
 struct ErrorReport {
   double max_abs_error = 0;        // max_i |result_i - reference_i|
@@ -35,11 +40,11 @@ Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>& magnitude
                                                 const std::array<Matrix<T>, 3>& per_axis);
 
 // Forward or inverse result against the golden reference computed with the same rounded
-// coefficients: both round, so tolerance_i = 2 gamma(3(N+2)) (|M| |x|)_i.
+// coefficients: both round, so tolerance_i = 2 F (|M| |x|)_i with F = three_stage_factor.
 template <class T>
 ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude);
 
-// Round trip x -> y_hat -> x_hat against x: tolerance_i = gamma(3(N+2)) (|D||y_hat| + |D||C||x|)_i
+// Round trip x -> y_hat -> x_hat against x: tolerance_i = F (|D||y_hat| + |D||C||x|)_i
 // + ((1+d1)(1+d2)(1+d3) - 1) (|D||C||x|)_i, where d_a is the measured defect of the rounded
 // pair on axis a (inverse_defect).
 template <class T>

@@ -1,7 +1,8 @@
 // The functional executor against the golden reference: every scheduling vector, forward and
 // inverse, every transform, every element type, on shapes from the serial P = 1 to the
 // fine-grained b = 1, including non-powers of two. Tolerances come from sim/accuracy.hpp
-// (docs/numerics.md): gamma(3(N+2)) of the working precision times the |C|-transform of |x|.
+// (docs/numerics.md): the three-stage rounding factor of the working precision and N times the
+// |C|-transform of |x|.
 
 #include <catch2/catch.hpp>
 
