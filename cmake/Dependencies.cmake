@@ -8,3 +8,8 @@ find_package(nlohmann_json 3 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET systemc)
 pkg_check_modules(FFTW3 REQUIRED IMPORTED_TARGET fftw3 fftw3f)
+
+# Debian's libsystemc is built as C++17, and SystemC checks at link time that every user was
+# compiled against the same language level (the sc_api_version symbol). Our code is C++20, so
+# tell the SystemC headers which level the library has.
+set_property(TARGET PkgConfig::SYSTEMC APPEND PROPERTY INTERFACE_COMPILE_DEFINITIONS SC_CPLUSPLUS=201703L)

@@ -12,11 +12,57 @@ std::string error_line(const ErrorReport& e) {
                      e.within_tolerance() ? "PASS" : "FAIL");
 }
 
+double percent(std::uint64_t part, std::uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
+}
+
+std::string timing_text(const RunReport& r, const TimingReport& t) {
+  std::string out = "cycle-accurate timing:\n  machine:";
+  for (const auto& [key, value] : r.machine)
+    if (key != "engine") out += " " + key + "=" + value;
+  out += "\n";
+  out += fmt::format("  total cycles: {} = {:.6g} s at {:.6g} Hz\n", t.total_cycles, t.seconds(), t.clock_hz);
+  if (t.analytic) {
+    const auto& a = *t.analytic;
+    out += fmt::format("  analytic model: {} cycles, difference {:+} ({}); {}\n", a.cycles,
+                       static_cast<std::int64_t>(t.total_cycles) - static_cast<std::int64_t>(a.cycles),
+                       a.exact ? "exact regime" : "approximate here", a.regime);
+  }
+  static const std::array<const char*, 3> roman = {"I", "II", "III"};
+  out += "  cycles per stage:";
+  for (const StageTiming& s : t.stages)
+    out += fmt::format(" {} {} {};", s.direction, roman[static_cast<std::size_t>(s.stage - 1)], s.end - s.start);
+  out += "\n  cycles per step (min/max over nodes):";
+  for (const StepTiming& s : t.steps) out += fmt::format(" {}/{}", s.min_cycles, s.max_cycles);
+  out += "\n";
+  out += fmt::format("  fma issued: {} (expected 3N^4 x {} x {} = {}) {}\n", t.fma_issued, r.fma_per_multiply_add,
+                     r.transforms.size(), t.fma_expected, t.fma_issued == t.fma_expected ? "OK" : "MISMATCH");
+  out += fmt::format("  fma-unit utilisation: {:.1f}%\n", 100.0 * t.utilisation());
+  const std::uint64_t all = t.total_cycles * t.nodes;
+  out += fmt::format("  node-cycles: busy {:.1f}%, dependency stall {:.1f}%, waiting for operands {:.1f}%, link back-pressure "
+                     "{:.1f}%, idle {:.1f}%\n",
+                     percent(t.cycles.busy, all), percent(t.cycles.dependency, all), percent(t.cycles.operand, all),
+                     percent(t.cycles.backpressure, all), percent(t.cycles.idle, all));
+  out += "  words sent per link direction:";
+  std::uint64_t peak = 0;
+  for (const LinkTraffic& l : t.links) {
+    out += fmt::format(" {} {};", l.direction, l.words);
+    peak = std::max(peak, l.peak_occupancy);
+  }
+  out += fmt::format(" peak receive-buffer occupancy {} words\n", peak);
+  out += fmt::format("  words held per node: 4b^3+3b^2 = {}, plus {} in second buffers for rolled blocks, plus {} in link "
+                     "receive buffers\n",
+                     t.words_paper, t.words_second_buffers, t.words_link_buffers);
+  out += fmt::format("  simulation: {:.3f} s, {:.3g} node-cycles per second\n", t.simulation_seconds, t.node_cycles_per_second());
+  return out;
+}
+
 }  // namespace
 
 std::string format_text(const RunReport& r) {
   std::string out;
-  out += fmt::format("torus-sim functional run: N={} P={} b={} ({} nodes), transform {}, alpha {}, {}\n", r.n, r.p, r.b,
+  out += fmt::format("torus-sim {} run: N={} P={} b={} ({} nodes), transform {}, alpha {}, {}\n",
+                     r.engine == "systemc" ? "cycle-accurate (SystemC)" : "functional", r.n, r.p, r.b,
                      static_cast<std::size_t>(r.p) * r.p * r.p, r.transform, r.alpha, to_string(r.scalar));
   out += fmt::format("input: {}\n", r.input);
   for (const TransformOutcome& t : r.transforms) {
@@ -27,17 +73,19 @@ std::string format_text(const RunReport& r) {
     out += fmt::format("  steps {} (3P = {}), block multiply-adds {} (3P^4 = {})\n", m.steps, 3 * r.p,
                        m.block_multiply_adds, 3ull * r.p * r.p * r.p * r.p);
     out += fmt::format("  scalar multiply-adds {} (3N^4 = {}), real fma {} (x{} per multiply-add)\n", m.scalar_multiply_adds,
-                       3ull * r.n * r.n * r.n * r.n, m.scalar_multiply_adds * r.real_fma_per_multiply_add(),
-                       r.real_fma_per_multiply_add());
-    out += fmt::format("  words moved per node per step: stage I {}, II {}, III {} (b^3+b^2 = {}, 2b^3 = {})\n",
-                       m.words_moved_per_node_step[0], m.words_moved_per_node_step[1], m.words_moved_per_node_step[2],
-                       r.b * r.b * r.b + r.b * r.b, 2 * r.b * r.b * r.b);
+                       3ull * r.n * r.n * r.n * r.n, m.scalar_multiply_adds * r.fma_per_multiply_add,
+                       r.fma_per_multiply_add);
+    const auto& moved = m.words_moved_per_node_step;
+    out += fmt::format("  words moved per node per step: stage I {}, II {}, III {} (b^3+b^2 = {}, 2b^3 = {}{})\n", moved[0],
+                       moved[1], moved[2], r.b * r.b * r.b + r.b * r.b, 2 * r.b * r.b * r.b,
+                       r.p == 1 && r.timing ? "; P = 1 moves nothing" : "");
     out += fmt::format("  words held per node: {} (4b^3+3b^2 = {})\n", m.words_held_per_node,
                        4 * r.b * r.b * r.b + 3 * r.b * r.b);
     out += fmt::format("  golden check: {}\n", error_line(t.error));
     if (!t.mismatch.empty()) out += "  " + t.mismatch + "\n";
   }
   if (r.round_trip) out += fmt::format("round trip inverse(forward(x)) vs x: {}\n", error_line(*r.round_trip));
+  if (r.timing) out += timing_text(r, *r.timing);
   out += fmt::format("result: {} ({:.3f} s)\n", r.passed() ? "PASS" : "FAIL", r.wall_seconds);
   return out;
 }
@@ -50,6 +98,34 @@ nlohmann::json to_json(const ErrorReport& e) {
           {"worst_element", e.worst_element},
           {"within_tolerance", e.within_tolerance()},
           {"first_failure", e.has_failure ? nlohmann::json(e.first_failure) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json to_json(const TimingReport& t) {
+  nlohmann::json j{{"total_cycles", t.total_cycles},
+                   {"seconds", t.seconds()},
+                   {"clock_hz", t.clock_hz},
+                   {"fma_issued", t.fma_issued},
+                   {"fma_expected", t.fma_expected},
+                   {"utilisation", t.utilisation()},
+                   {"node_cycles", {{"busy", t.cycles.busy}, {"dependency", t.cycles.dependency}, {"operand", t.cycles.operand},
+                                    {"backpressure", t.cycles.backpressure}, {"idle", t.cycles.idle}}},
+                   {"words_per_node", {{"paper", t.words_paper}, {"second_buffers", t.words_second_buffers},
+                                       {"link_buffers", t.words_link_buffers}}},
+                   {"simulation_seconds", t.simulation_seconds},
+                   {"node_cycles_per_second", t.node_cycles_per_second()}};
+  for (const StageTiming& s : t.stages)
+    j["stages"].push_back({{"transform", s.transform}, {"direction", s.direction}, {"stage", s.stage}, {"start", s.start},
+                           {"end", s.end}, {"cycles", s.end - s.start}});
+  for (const StepTiming& s : t.steps)
+    j["steps"].push_back({{"global_step", s.global_step}, {"stage", s.stage}, {"step", s.step}, {"min_cycles", s.min_cycles},
+                          {"max_cycles", s.max_cycles}});
+  for (const LinkTraffic& l : t.links)
+    j["links"].push_back({{"direction", l.direction}, {"words", l.words}, {"active_cycles", l.active_cycles},
+                          {"peak_occupancy", l.peak_occupancy}});
+  if (t.analytic)
+    j["analytic"] = {{"cycles", t.analytic->cycles}, {"exact", t.analytic->exact}, {"regime", t.analytic->regime},
+                     {"difference", static_cast<std::int64_t>(t.total_cycles) - static_cast<std::int64_t>(t.analytic->cycles)}};
+  return j;
 }
 
 nlohmann::json to_json(const RunReport& r) {
@@ -75,7 +151,7 @@ nlohmann::json to_json(const RunReport& r) {
          {"steps", m.steps},
          {"block_multiply_adds", m.block_multiply_adds},
          {"scalar_multiply_adds", m.scalar_multiply_adds},
-         {"real_fma", m.scalar_multiply_adds * r.real_fma_per_multiply_add()},
+         {"real_fma", m.scalar_multiply_adds * r.fma_per_multiply_add},
          {"words_moved_per_node_step", m.words_moved_per_node_step},
          {"words_moved_per_node_step_min", m.words_moved_per_node_step_min},
          {"words_held_per_node", m.words_held_per_node},
@@ -87,6 +163,13 @@ nlohmann::json to_json(const RunReport& r) {
          {"mismatch", t.mismatch}});
   }
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
+  j["engine"] = r.engine;
+  if (!r.machine.empty()) {
+    nlohmann::json machine = nlohmann::json::object();
+    for (const auto& [key, value] : r.machine) machine[key] = value;
+    j["machine"] = machine;
+  }
+  if (r.timing) j["timing"] = to_json(*r.timing);
   return j;
 }
 

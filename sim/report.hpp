@@ -12,5 +12,6 @@ namespace torus {
 std::string format_text(const RunReport& report);
 nlohmann::json to_json(const RunReport& report);
 nlohmann::json to_json(const ErrorReport& error);
+nlohmann::json to_json(const TimingReport& timing);
 
 }  // namespace torus

@@ -10,6 +10,7 @@
 #include "sim/executor.hpp"
 #include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
+#include "sim/timing_report.hpp"
 
 namespace torus {
 
@@ -27,6 +28,7 @@ struct TransformOutcome {
 };
 
 struct RunReport {
+  std::string engine = "functional";
   std::size_t n = 0;
   int p = 0;
   std::size_t b = 0;
@@ -39,15 +41,23 @@ struct RunReport {
   std::vector<TransformOutcome> transforms;
   std::optional<ErrorReport> round_trip;
   std::vector<double> inverse_defects;  // per axis, for the round-trip bound
+  std::vector<std::pair<std::string, std::string>> machine;  // timing parameters, as set
+  std::optional<TimingReport> timing;
   double wall_seconds = 0;
 
-  // fma on a real fma unit: a complex multiply-add is four real ones.
-  std::size_t real_fma_per_multiply_add() const { return scalar.domain == Domain::Complex ? 4 : 1; }
+  // fma per scalar multiply-add: 4 for complex data on a real fma unit, else 1.
+  std::size_t fma_per_multiply_add = 1;
   bool passed() const;
 };
 
 // Validates `config`, runs it and returns the report; writes config.output and
 // config.report_json when set. Throws std::invalid_argument for bad parameters.
 RunReport run_functional(const RunConfig& config);
+
+// The report fields every engine fills the same way, before running.
+RunReport describe_run(const RunConfig& config, ScalarType scalar);
+// Writes config.output (the final result) and config.report_json.
+template <class T>
+void write_run_outputs(const RunConfig& config, const RunReport& report, const Tensor3<T>& result);
 
 }  // namespace torus

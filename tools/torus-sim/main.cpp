@@ -1,12 +1,15 @@
 // torus-sim: the command-line front end. Every option of `run` comes from the parameter
 // declarations of RunConfig, so --help, `params` and the parser never disagree.
 
+#include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
+#include <sysc/kernel/sc_externs.h>  // sc_main and sc_elab_and_sim, both extern "C"
 #include <nlohmann/json.hpp>
 
+#include "models/simulation.hpp"
 #include "sim/report.hpp"
 #include "sim/run.hpp"
 #include "sim/verifier.hpp"
@@ -72,14 +75,23 @@ int verify_schedules(const ScheduleQuery& q) {
 
 }  // namespace
 
+// Our own main, so SystemC's banner can be switched off before SystemC starts; SystemC then
+// calls sc_main.
 int main(int argc, char** argv) {
+  ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}
+
+int sc_main(int argc, char** argv) {
   CLI::App app{"torus-sim: orbital 3D transforms on a simulated P x P x P torus of fma nodes"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "help for every command");
 
   torus::RunConfig config;
+  torus::MachineConfig machine;
   torus::ParameterSet parameters;
   config.declare(parameters);
+  machine.declare(parameters);
 
   CLI::App* run = app.add_subcommand("run", "run a transform on the torus, golden-check it and report");
   add_parameter_options(*run, parameters);
@@ -120,7 +132,8 @@ int main(int argc, char** argv) {
     if (schedule->parsed()) return print_schedule(query);
     if (verify->parsed()) return verify_schedules(query);
     for (const auto& assignment : assignments) parameters.set_assignment(assignment);
-    const torus::RunReport report = torus::run_functional(config);
+    const torus::RunReport report =
+        machine.engine == "systemc" ? torus::simulate(config, machine) : torus::run_functional(config);
     std::cout << torus::format_text(report);
     if (!report.passed()) {
       std::cerr << "torus-sim: golden check failed\n";

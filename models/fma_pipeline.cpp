@@ -1,0 +1,25 @@
+#include "models/fma_pipeline.hpp"
+
+#include <stdexcept>
+
+namespace torus {
+
+FmaPipeline::FmaPipeline(const sc_core::sc_module_name& name, Cycle latency, unsigned per_cycle)
+    : sc_core::sc_module(name), latency_(latency), per_cycle_(per_cycle) {
+  if (latency < 1) throw std::invalid_argument("fma_latency must be at least 1 cycle");
+  if (per_cycle < 1) throw std::invalid_argument("fma_per_cycle must be at least 1");
+}
+
+Cycle FmaPipeline::issue(Cycle cycle) {
+  if (!has_slot(cycle)) throw std::logic_error(std::string(name()) + ": more fma issued in one cycle than the unit accepts");
+  if (cycle != current_cycle_) {
+    current_cycle_ = cycle;
+    issued_this_cycle_ = 0;
+    ++stats_.busy_cycles;
+  }
+  ++issued_this_cycle_;
+  ++stats_.issued;
+  return cycle + latency_;
+}
+
+}  // namespace torus

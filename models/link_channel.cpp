@@ -1,0 +1,65 @@
+#include "models/link_channel.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace torus {
+
+LinkChannel::LinkChannel(const char* name, Cycle latency, Rational words_per_cycle, std::uint64_t buffer_words)
+    : sc_core::sc_prim_channel(name), latency_(latency), rate_(words_per_cycle), credits_(buffer_words) {
+  if (latency < 1) throw std::invalid_argument("link_latency must be at least 1 cycle");
+  if (buffer_words < 1) throw std::invalid_argument("link_buffer_words must be at least 1");
+}
+
+void LinkChannel::collect_credits(Cycle cycle) {
+  while (!returning_credits_.empty() && returning_credits_.front() <= cycle) {
+    returning_credits_.pop_front();
+    ++credits_;
+  }
+}
+
+bool LinkChannel::can_send(Cycle cycle) {
+  collect_credits(cycle);
+  const std::int64_t cycle_end_tick = static_cast<std::int64_t>(cycle + 1) * rate_.num;
+  if (next_free_tick_ >= cycle_end_tick) {
+    starved_ = false;
+    return false;  // the link is still serialising earlier words
+  }
+  starved_ = credits_ == 0;
+  if (starved_) ++stats_.credit_stall_checks;
+  return !starved_;
+}
+
+void LinkChannel::send(Cycle cycle, const LinkWord& word) {
+  if (!can_send(cycle)) throw std::logic_error(std::string(name()) + ": send without a free link and a credit");
+  const std::int64_t start = std::max(next_free_tick_, static_cast<std::int64_t>(cycle) * rate_.num);
+  next_free_tick_ = start + rate_.den;
+  --credits_;
+  queue_.push_back({word, cycle + latency_});
+  ++stats_.words_sent;
+  if (last_active_cycle_ != cycle) {
+    ++stats_.active_cycles;
+    last_active_cycle_ = cycle;
+  }
+  observe(cycle);
+  stats_.peak_in_flight = std::max<std::uint64_t>(stats_.peak_in_flight, queue_.size() - arrived_);
+}
+
+void LinkChannel::observe(Cycle cycle) {
+  while (arrived_ < queue_.size() && queue_[arrived_].arrival <= cycle) ++arrived_;
+  stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, arrived_);
+}
+
+const LinkWord* LinkChannel::front(Cycle cycle) {
+  observe(cycle);
+  return arrived_ == 0 ? nullptr : &queue_.front().word;
+}
+
+void LinkChannel::pop(Cycle cycle) {
+  if (!front(cycle)) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
+  queue_.pop_front();
+  --arrived_;
+  returning_credits_.push_back(cycle + latency_);
+}
+
+}  // namespace torus

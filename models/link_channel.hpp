@@ -1,0 +1,86 @@
+#pragma once
+// One direction of one torus link, as a SystemC channel. Latency, bandwidth and the receive
+// buffer belong to the link, not to the nodes.
+//
+// Timing contract (all in whole cycles; the caller passes the current cycle):
+// - Bandwidth w = num/den words per cycle: the link serialises words, each occupying den/num
+//   cycles; word j of a back-to-back burst that starts at cycle c leaves at c + floor(j den/num).
+// - A word that leaves at cycle c arrives at c + latency and can be read from that cycle on.
+// - The receive buffer holds `buffer_words`; the sender holds one credit per free place. A
+//   word that leaves takes a credit; a word the receiver pops returns its credit to the sender
+//   `latency` cycles later. With no credit the sender stalls. Words are never lost, duplicated
+//   or reordered.
+
+#include <deque>
+#include <string>
+
+#include "models/link_word.hpp"
+#include "models/systemc.hpp"
+#include "sim/rational.hpp"
+
+namespace torus {
+
+// The sending end.
+class LinkSendIf : public virtual sc_core::sc_interface {
+ public:
+  // True when a word may leave in `cycle`: the link is free and a credit is held.
+  virtual bool can_send(Cycle cycle) = 0;
+  // Precondition: can_send(cycle).
+  virtual void send(Cycle cycle, const LinkWord& word) = 0;
+  // True when the last can_send failed for want of credit (for stall accounting).
+  virtual bool starved_of_credit() const = 0;
+};
+
+// The receiving end.
+class LinkReceiveIf : public virtual sc_core::sc_interface {
+ public:
+  // The oldest word that has arrived by `cycle`, or nullptr. Cycles passed must not decrease.
+  virtual const LinkWord* front(Cycle cycle) = 0;
+  // Removes the front word, freeing its buffer place. Precondition: front(cycle) != nullptr.
+  virtual void pop(Cycle cycle) = 0;
+};
+
+struct LinkStats {
+  std::uint64_t words_sent = 0;
+  std::uint64_t active_cycles = 0;        // cycles in which at least one word left
+  std::uint64_t credit_stall_checks = 0;  // can_send refusals for want of credit
+  std::uint64_t peak_occupancy = 0;       // most words held in the receive buffer at once
+  std::uint64_t peak_in_flight = 0;       // most words sent and not yet arrived
+};
+
+class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public LinkReceiveIf {
+ public:
+  LinkChannel(const char* name, Cycle latency, Rational words_per_cycle, std::uint64_t buffer_words);
+
+  bool can_send(Cycle cycle) override;
+  void send(Cycle cycle, const LinkWord& word) override;
+  bool starved_of_credit() const override { return starved_; }
+  const LinkWord* front(Cycle cycle) override;
+  void pop(Cycle cycle) override;
+
+  const LinkStats& stats() const { return stats_; }
+  bool idle() const { return queue_.empty(); }
+  Cycle latency() const { return latency_; }
+
+ private:
+  struct InFlight {
+    LinkWord word;
+    Cycle arrival;
+  };
+  void collect_credits(Cycle cycle);
+  // Counts the words that have arrived by `cycle` (arrivals are in queue order).
+  void observe(Cycle cycle);
+
+  Cycle latency_;
+  Rational rate_;
+  std::uint64_t credits_;
+  std::int64_t next_free_tick_ = 0;  // in units of 1/num cycle
+  Cycle last_active_cycle_ = never;
+  bool starved_ = false;
+  std::deque<InFlight> queue_;          // sent, not popped, in order
+  std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
+  std::deque<Cycle> returning_credits_; // cycle at which each returns to the sender
+  LinkStats stats_;
+};
+
+}  // namespace torus

@@ -1,0 +1,338 @@
+#include "models/node.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace torus {
+
+Node::Node(const sc_core::sc_module_name& name, std::size_t index, Cycle period_ticks, Cycle fma_latency,
+           unsigned fma_per_cycle, const RollPolicy& policy, std::unique_ptr<NodeDatapath> datapath, NodeObserver observer)
+    : sc_core::sc_module(name),
+      index_(index),
+      period_ticks_(period_ticks),
+      policy_(policy),
+      datapath_(std::move(datapath)),
+      observer_(std::move(observer)),
+      pipeline_("fma", fma_latency, fma_per_cycle) {
+  sc_core::sc_spawn_options options;
+  options.spawn_method();
+  options.dont_initialize();
+  options.set_sensitivity(&clock.pos());
+  sc_core::sc_spawn([this] { on_clock(); }, "tick", &options);
+}
+
+void Node::start_of_simulation() {
+  const std::size_t b = feed->block_size();
+  components_ = feed->split_complex() ? 2 : 1;
+  for (std::size_t k = 0; k < block_kind_count; ++k)
+    for (Buffer& buf : buffers_[k]) {
+      const std::size_t words = words_in(static_cast<BlockKind>(k), b);
+      buf.words.assign(words, WordState{never, ~0u, false});
+      buf.component_ready.assign(words * components_, never);
+      buf.writes_left.assign(words, 0);
+    }
+  step_start_.assign(feed->step_count(), never);
+  compute_done_.assign(feed->step_count(), never);
+  words_sent_per_step_.assign(feed->step_count(), 0);
+  fma_per_step_.assign(feed->step_count(), 0);
+  incoming_left_ = feed->incoming_words_per_node();
+}
+
+std::size_t Node::second_buffer_words() const {
+  std::array<bool, block_kind_count> rolls{};
+  for (std::size_t s = 0; s < feed->step_count(); ++s)
+    for (const Roll& r : feed->plan(s).rolls) rolls[static_cast<std::size_t>(r.kind)] = true;
+  std::size_t words = 0;
+  for (std::size_t k = 0; k < block_kind_count; ++k)
+    if (rolls[k]) words += words_in(static_cast<BlockKind>(k), feed->block_size());
+  return words;
+}
+
+Slot Node::slot_of(BlockKind kind, std::size_t step) const {
+  return {kind, feed->plan(step).buffer[static_cast<std::size_t>(kind)]};
+}
+
+void Node::fail(const std::string& what) const {
+  throw std::logic_error(std::string(name()) + ": " + what);
+}
+
+void Node::on_clock() {
+  const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks_;
+  const std::uint64_t moved_before = stats_.words_received + stats_.words_sent;
+  receive(cycle);
+  Blocked blocked = Blocked::None;
+  const std::size_t issued = issue(cycle, blocked);
+  send(cycle);
+  account(cycle, issued, blocked);
+  if (issued > 0 || stats_.words_received + stats_.words_sent != moved_before) observer_.progress(cycle);
+  if (done(cycle)) {
+    stats_.finish_cycle = cycle;
+    observer_.finished(index_, cycle);
+    next_trigger(never_event_);  // nothing left: stop waking up
+  }
+}
+
+void Node::receive(Cycle cycle) {
+  for (std::size_t d = 0; d < direction_count && incoming_left_ > 0; ++d) {
+    LinkReceiveIf& link = *in[d].operator->();
+    while (const LinkWord* word = link.front(cycle)) {
+      if (!store(*word, cycle)) break;
+      link.pop(cycle);
+    }
+  }
+}
+
+bool Node::store(const LinkWord& word, Cycle cycle) {
+  const std::size_t s = word.step;
+  if (s > step_ + 1) return false;  // its place may still be read two steps back
+  const std::size_t total = feed->step_count();
+  const StepPlan* plan = s < total ? &feed->plan(s) : nullptr;
+  const auto kind = static_cast<std::size_t>(word.block.kind);
+  if (plan && plan->created[kind]) {  // the step starts this kind afresh: the word is dead
+    --incoming_left_;
+    ++stats_.words_received;
+    return true;
+  }
+  const Slot slot{word.block.kind, plan ? plan->buffer[kind] : feed->final_buffer(word.block.kind)};
+  Buffer& buf = buffer(slot);
+  WordState& state = buf.words[word.index];
+  if (state.owed) return false;  // the place still holds a word that has to leave first
+  --incoming_left_;
+  ++stats_.words_received;
+  if (buf.filled_step != s) {
+    buf.filled_step = static_cast<std::uint32_t>(s);
+    buf.filled_words = 0;
+    buf.block = word.block;
+    if (plan) {
+      const BlockMultiplyAdd& op = feed->op(index_, s);
+      for (const BlockId* expected : {&op.accumulator, &op.operand, &op.coefficient})
+        if (expected->kind == word.block.kind && *expected != word.block)
+          fail("step " + std::to_string(s) + " needs " + to_string(*expected) + " but " + to_string(word.block) + " arrived");
+    }
+  }
+  datapath_->write(slot, word.index, word.value);
+  state.ready = cycle;
+  state.content_step = static_cast<std::uint32_t>(s);
+  state.owed = plan && plan->rolled[kind];
+  for (std::size_t c = 0; c < components_; ++c) buf.component_ready[word.index * components_ + c] = cycle;
+  ++buf.filled_words;
+  return true;
+}
+
+void Node::place_block(Slot s, const BlockId& block, Cycle cycle, std::uint32_t step) {
+  Buffer& buf = buffer(s);
+  for (WordState& w : buf.words) w = {cycle, step, false};
+  std::fill(buf.component_ready.begin(), buf.component_ready.end(), cycle);
+  buf.block = block;
+  buf.filled_step = step;
+  buf.filled_words = static_cast<std::uint32_t>(buf.words.size());
+}
+
+void Node::load_transform(std::size_t transform, Cycle cycle) {
+  for (const Placement& p : feed->loads(index_, transform)) {
+    const Slot s = slot_of(p.block.kind, step_);
+    datapath_->load(s, p.block, transform);
+    place_block(s, p.block, cycle, static_cast<std::uint32_t>(step_));
+  }
+}
+
+void Node::enter_step(Cycle cycle) {
+  const StepPlan& plan = feed->plan(step_);
+  const auto step = static_cast<std::uint32_t>(step_);
+  if (plan.transform_start) load_transform(plan.transform, cycle);
+  for (std::size_t k = 0; k < block_kind_count; ++k) {
+    const auto kind = static_cast<BlockKind>(k);
+    Buffer& buf = buffer(slot_of(kind, step_));
+    const bool used = kind == plan.accumulator || kind == plan.operand || kind == plan.coefficient;
+    if (plan.created[k]) {
+      datapath_->zero(slot_of(kind, step_));
+      place_block(slot_of(kind, step_), feed->created(index_, step_), cycle, step);
+    } else if (!plan.arrives[k] && (used || plan.rolled[k])) {
+      // Content that stays in place serves this step too. Arriving content is marked word by
+      // word as it is stored; until then the place may hold older words still owed to a link.
+      for (WordState& w : buf.words) w.content_step = step;
+    }
+    if (plan.rolled[k] && !plan.arrives[k])
+      for (WordState& w : buf.words) w.owed = true;  // held content leaves this step
+  }
+  const BlockMultiplyAdd& op = feed->op(index_, step_);
+  for (const BlockId* needed : {&op.accumulator, &op.operand, &op.coefficient}) {
+    const Buffer& buf = buffer(slot_of(needed->kind, step_));
+    if (!plan.arrives[static_cast<std::size_t>(needed->kind)] && buf.block != *needed)
+      fail("step " + std::to_string(step_) + " needs " + to_string(*needed) + " but holds " + to_string(buf.block));
+  }
+  const std::size_t writes = feed->block_size() * (components_ == 2 ? 4 : 1);
+  Buffer& acc = buffer(slot_of(plan.accumulator, step_));
+  std::fill(acc.writes_left.begin(), acc.writes_left.end(), static_cast<std::uint16_t>(writes));
+  prepare_rolls();
+}
+
+void Node::prepare_rolls() {
+  const StepPlan& plan = feed->plan(step_);
+  for (const Roll& roll : plan.rolls) {
+    const BlockRole role = roll.kind == plan.accumulator ? BlockRole::Accumulator
+                           : roll.kind == plan.operand   ? BlockRole::Operand
+                                                         : BlockRole::Coefficient;
+    const SendRelease release = policy_.release(role);
+    if (release == SendRelease::WordFinal) continue;  // queued word by word as updates finish
+    const Slot slot = slot_of(roll.kind, step_);
+    auto& queue = outgoing_[static_cast<std::size_t>(roll.direction)];
+    const auto step = static_cast<std::uint32_t>(step_);
+    if (release == SendRelease::WordPresent) {
+      const auto& order = role == BlockRole::Operand ? plan.program->operand_first_use : plan.program->coefficient_first_use;
+      for (std::uint32_t w : order) queue.push_back({slot, w, step, release});
+    } else {
+      const auto words = static_cast<std::uint32_t>(buffer(slot).words.size());
+      for (std::uint32_t w = 0; w < words; ++w) queue.push_back({slot, w, step, release});
+    }
+  }
+}
+
+bool Node::gate_open() const {
+  if (!policy_.waits_for_whole_blocks()) return true;
+  const StepPlan& plan = feed->plan(step_);
+  for (BlockKind kind : {plan.accumulator, plan.operand, plan.coefficient}) {
+    if (!plan.arrives[static_cast<std::size_t>(kind)]) continue;
+    const Buffer& buf = buffer(slot_of(kind, step_));
+    if (buf.filled_step != step_ || buf.filled_words != buf.words.size()) return false;
+  }
+  return true;
+}
+
+std::size_t Node::issue(Cycle cycle, Blocked& blocked) {
+  std::size_t issued = 0;
+  const std::size_t total = feed->step_count();
+  while (step_ < total && pipeline_.has_slot(cycle)) {
+    if (!step_entered_) {
+      enter_step(cycle);
+      step_entered_ = true;
+    }
+    if (!step_started_) {
+      if (!gate_open()) {
+        blocked = Blocked::Data;
+        break;
+      }
+      step_started_ = true;
+    }
+    const StepPlan& plan = feed->plan(step_);
+    const MicroProgram& program = *plan.program;
+    const FmaInstruction& instruction = program.instructions[next_instruction_];
+    const Slot acc = slot_of(plan.accumulator, step_);
+    const Slot operand = slot_of(plan.operand, step_);
+    const Slot coefficient = slot_of(plan.coefficient, step_);
+    Buffer& acc_buffer = buffer(acc);
+    const std::uint32_t target = program.target(instruction);
+    const auto step = static_cast<std::uint32_t>(step_);
+    if (acc_buffer.words[instruction.accumulator].content_step != step ||
+        !present(buffer(operand).words[instruction.operand], step, cycle) ||
+        !present(buffer(coefficient).words[instruction.coefficient], step, cycle)) {
+      blocked = Blocked::Data;
+      break;
+    }
+    if (acc_buffer.component_ready[target] > cycle) {
+      blocked = Blocked::Dependency;
+      break;
+    }
+    datapath_->fma(instruction, acc, operand, coefficient);
+    const Cycle result = pipeline_.issue(cycle);
+    if (next_instruction_ == 0) step_start_[step_] = cycle;  // a step starts with its first fma
+    ++fma_per_step_[step_];
+    acc_buffer.component_ready[target] = result;
+    WordState& word = acc_buffer.words[instruction.accumulator];
+    word.ready = components_ == 1 ? result
+                                  : std::max(acc_buffer.component_ready[2 * instruction.accumulator],
+                                             acc_buffer.component_ready[2 * instruction.accumulator + 1]);
+    last_result_ = std::max(last_result_, result);
+    if (--acc_buffer.writes_left[instruction.accumulator] == 0 && plan.rolled[static_cast<std::size_t>(plan.accumulator)] &&
+        policy_.release(BlockRole::Accumulator) == SendRelease::WordFinal)
+      for (const Roll& roll : plan.rolls)
+        if (roll.kind == plan.accumulator)
+          outgoing_[static_cast<std::size_t>(roll.direction)].push_back(
+              {acc, instruction.accumulator, static_cast<std::uint32_t>(step_), SendRelease::WordFinal});
+    ++issued;
+    if (++next_instruction_ == program.instructions.size()) finish_step();
+  }
+  return issued;
+}
+
+void Node::finish_step() {
+  compute_done_[step_] = last_result_;
+  ++step_;
+  next_instruction_ = 0;
+  step_entered_ = false;
+  step_started_ = false;
+}
+
+bool Node::sendable(const Outgoing& o, Cycle cycle) const {
+  const WordState& w = buffer(o.slot).words[o.word];
+  switch (o.release) {
+    case SendRelease::ComputeDone: return compute_done_[o.step] <= cycle;
+    case SendRelease::WordPresent: return present(w, o.step, cycle);
+    case SendRelease::WordFinal: return w.ready <= cycle;
+  }
+  return false;
+}
+
+void Node::send(Cycle cycle) {
+  for (std::size_t d = 0; d < direction_count; ++d) {
+    auto& queue = outgoing_[d];
+    while (!queue.empty()) {
+      const Outgoing& o = queue.front();
+      if (!sendable(o, cycle) || !out[d]->can_send(cycle)) break;
+      Buffer& buf = buffer(o.slot);
+      out[d]->send(cycle, {datapath_->read(o.slot, o.word), buf.block, o.step + 1, o.word});
+      buf.words[o.word].owed = false;
+      ++stats_.words_sent;
+      ++words_sent_per_step_[o.step];
+      queue.pop_front();
+    }
+  }
+}
+
+void Node::account(Cycle, std::size_t issued, Blocked blocked) {
+  if (issued > 0) {
+    ++stats_.busy_cycles;
+    return;
+  }
+  if (step_ >= feed->step_count()) return;  // idle: counted as the remainder at the end
+  if (blocked == Blocked::Dependency) {
+    ++stats_.dependency_stalls;
+    return;
+  }
+  for (std::size_t d = 0; d < direction_count; ++d)
+    if (!outgoing_[d].empty() && out[d]->starved_of_credit()) {
+      ++stats_.backpressure_stalls;
+      return;
+    }
+  ++stats_.operand_stalls;
+}
+
+bool Node::done(Cycle cycle) const {
+  if (step_ < feed->step_count() || incoming_left_ > 0 || last_result_ > cycle) return false;
+  for (const auto& queue : outgoing_)
+    if (!queue.empty()) return false;
+  return true;
+}
+
+std::string Node::waiting_for(Cycle cycle) const {
+  std::ostringstream out_text;
+  out_text << name() << ": ";
+  if (step_ >= feed->step_count()) {
+    out_text << "all fma issued";
+  } else {
+    const auto [stage, step] = feed->stage_and_step(step_);
+    out_text << "global step " << step_ << " (stage " << stage << ", step " << step << "), fma "
+             << next_instruction_ << " of " << feed->plan(step_).program->instructions.size()
+             << (step_started_ ? "" : ", waiting for whole incoming blocks");
+  }
+  out_text << "; " << incoming_left_ << " words still to receive";
+  for (std::size_t d = 0; d < direction_count; ++d)
+    if (!outgoing_[d].empty())
+      out_text << "; " << outgoing_[d].size() << " words queued on " << to_string(static_cast<Direction>(d))
+               << (out[d]->starved_of_credit() ? " (no credit)" : "")
+               << (sendable(outgoing_[d].front(), cycle) ? "" : " (head not yet releasable)");
+  return out_text.str();
+}
+
+}  // namespace torus

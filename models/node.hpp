@@ -1,0 +1,135 @@
+#pragma once
+// One torus node: an fma unit, local memory (two buffers per block kind, so a block can arrive
+// while its predecessor is still in use) and six bidirectional link ports. Every cycle the node
+// receives arrived words, issues fma in micro-program order, and sends rolled words as the roll
+// policy releases them. Values come from the datapath; time from the pipeline and the links.
+
+#include <array>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "models/datapath.hpp"
+#include "models/fma_pipeline.hpp"
+#include "models/link_channel.hpp"
+#include "models/sequencer.hpp"
+#include "sim/roll_policy.hpp"
+
+namespace torus {
+
+struct NodeStats {
+  std::uint64_t busy_cycles = 0;          // at least one fma issued
+  std::uint64_t dependency_stalls = 0;    // waiting for an earlier fma's result (pipeline latency)
+  std::uint64_t operand_stalls = 0;       // waiting for words still on their way
+  std::uint64_t backpressure_stalls = 0;  // waiting for words while an outgoing link has no credit
+  std::uint64_t words_received = 0;
+  std::uint64_t words_sent = 0;
+  Cycle finish_cycle = never;             // first cycle with nothing left to do
+};
+
+// Called by a node on any progress (an fma issued, a word moved) and when it finishes.
+struct NodeObserver {
+  std::function<void(Cycle)> progress;
+  std::function<void(std::size_t node, Cycle)> finished;
+};
+
+class Node : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> clock{"clock"};
+  sc_core::sc_port<ScheduleFeedIf> feed{"feed"};
+  // Indexed by Direction: out[d] sends to the neighbour in direction d, in[d] receives from it.
+  sc_core::sc_vector<sc_core::sc_port<LinkSendIf>> out{"out", direction_count};
+  sc_core::sc_vector<sc_core::sc_port<LinkReceiveIf>> in{"in", direction_count};
+
+  Node(const sc_core::sc_module_name& name, std::size_t index, Cycle period, Cycle fma_latency, unsigned fma_per_cycle,
+       const RollPolicy& policy, std::unique_ptr<NodeDatapath> datapath, NodeObserver observer);
+
+  const NodeStats& stats() const { return stats_; }
+  const FmaPipeline& pipeline() const { return pipeline_; }
+  const NodeDatapath& datapath() const { return *datapath_; }
+  const std::vector<Cycle>& step_start_cycles() const { return step_start_; }
+  const std::vector<std::uint32_t>& words_sent_per_step() const { return words_sent_per_step_; }
+  const std::vector<std::uint32_t>& fma_per_step() const { return fma_per_step_; }
+  std::size_t index() const { return index_; }
+  // Words of local memory the node allocates: the paper's 4b^3 + 3b^2 plus the second buffer
+  // of every kind that rolls.
+  std::size_t second_buffer_words() const;
+  bool finished() const { return stats_.finish_cycle != never; }
+  // The block a buffer holds (for gathering results after the run).
+  const BlockId& held_block(Slot slot) const { return buffer(slot).block; }
+  // A one-line account of what the node waits for (for diagnostics).
+  std::string waiting_for(Cycle cycle) const;
+
+ private:
+  struct WordState {
+    Cycle ready = 0;              // first cycle the value may be read (max over components)
+    std::uint32_t content_step = 0;
+    bool owed = false;            // must be sent before the place can take a new word
+  };
+  struct Buffer {
+    std::vector<WordState> words;
+    std::vector<Cycle> component_ready;  // per dependency target: word * components + component
+    std::vector<std::uint16_t> writes_left;  // per word, updates still to come this step
+    BlockId block;
+    std::uint32_t filled_step = ~0u;
+    std::uint32_t filled_words = 0;
+  };
+  struct Outgoing {
+    Slot slot;
+    std::uint32_t word;
+    std::uint32_t step;
+    SendRelease release;
+  };
+  enum class Blocked { None, Dependency, Data };
+
+  void start_of_simulation() override;
+  void on_clock();
+  void receive(Cycle cycle);
+  bool store(const LinkWord& word, Cycle cycle);
+  std::size_t issue(Cycle cycle, Blocked& blocked);
+  void enter_step(Cycle cycle);
+  bool gate_open() const;
+  void load_transform(std::size_t transform, Cycle cycle);
+  void prepare_rolls();
+  void finish_step();
+  void send(Cycle cycle);
+  bool sendable(const Outgoing& o, Cycle cycle) const;
+  void account(Cycle cycle, std::size_t issued, Blocked blocked);
+  bool done(Cycle cycle) const;
+  // The word holds this step's content and may be read by `cycle`.
+  static bool present(const WordState& w, std::uint32_t step, Cycle cycle) {
+    return w.content_step == step && w.ready <= cycle;
+  }
+
+  Buffer& buffer(Slot s) { return buffers_[static_cast<std::size_t>(s.kind)][static_cast<std::size_t>(s.buffer)]; }
+  const Buffer& buffer(Slot s) const { return buffers_[static_cast<std::size_t>(s.kind)][static_cast<std::size_t>(s.buffer)]; }
+  Slot slot_of(BlockKind kind, std::size_t step) const;
+  void place_block(Slot s, const BlockId& block, Cycle cycle, std::uint32_t step);
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::size_t index_;
+  Cycle period_ticks_;
+  const RollPolicy& policy_;
+  std::unique_ptr<NodeDatapath> datapath_;
+  NodeObserver observer_;
+  FmaPipeline pipeline_;
+  std::array<std::array<Buffer, 2>, block_kind_count> buffers_;
+  std::array<std::deque<Outgoing>, direction_count> outgoing_;
+  std::size_t components_ = 1;
+
+  std::size_t step_ = 0;
+  std::size_t next_instruction_ = 0;
+  bool step_entered_ = false;
+  bool step_started_ = false;
+  std::vector<Cycle> step_start_;
+  std::vector<Cycle> compute_done_;
+  std::vector<std::uint32_t> words_sent_per_step_;
+  std::vector<std::uint32_t> fma_per_step_;
+  Cycle last_result_ = 0;
+  std::size_t incoming_left_ = 0;
+  NodeStats stats_;
+  sc_core::sc_event never_event_;  // never notified: a finished node sleeps on it
+};
+
+}  // namespace torus

@@ -1,0 +1,63 @@
+#pragma once
+// The whole machine: one clock, the sequencer, P^3 nodes and one link channel per node and
+// direction, wired in one loop with wrap-around. It stops the simulation when every node has
+// finished, or when nothing has moved for `watchdog_cycles` while work remains.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/link_channel.hpp"
+#include "models/node.hpp"
+#include "models/sequencer.hpp"
+#include "sim/geometry.hpp"
+#include "sim/rational.hpp"
+#include "sim/roll_policy.hpp"
+
+namespace torus {
+
+struct TopConfig {
+  TorusShape shape;
+  Cycle fma_latency = 1;
+  unsigned fma_per_cycle = 1;
+  Cycle link_latency = 1;
+  Rational link_rate;
+  std::uint64_t link_buffer_words = 1;
+  Cycle watchdog_cycles = 100000;
+};
+
+class TorusTop : public sc_core::sc_module {
+ public:
+  using DatapathFactory = std::function<std::unique_ptr<NodeDatapath>()>;
+
+  TorusTop(const sc_core::sc_module_name& name, const TopConfig& config, std::vector<Schedule> schedules,
+           const MicroSchedule& micro_schedule, const RollPolicy& policy, bool split_complex,
+           const DatapathFactory& make_datapath);
+
+  sc_core::sc_clock clock;
+  Sequencer sequencer;
+  sc_core::sc_vector<LinkChannel> links;  // index: node * 6 + direction the words travel
+  sc_core::sc_vector<Node> nodes;
+
+  const LinkChannel& link(std::size_t node, Direction direction) const {
+    return links[node * direction_count + static_cast<std::size_t>(direction)];
+  }
+  bool completed() const { return finished_nodes_ == nodes.size(); }
+  Cycle completion_cycle() const { return completion_cycle_; }
+  bool watchdog_fired() const { return watchdog_fired_; }
+  const std::vector<std::string>& stall_report() const { return stall_report_; }
+  Cycle period_ticks() const { return clock.period().value(); }
+
+ private:
+  void watch();
+
+  TopConfig config_;
+  std::size_t finished_nodes_ = 0;
+  Cycle completion_cycle_ = 0;
+  Cycle last_progress_ = 0;
+  bool watchdog_fired_ = false;
+  std::vector<std::string> stall_report_;
+};
+
+}  // namespace torus

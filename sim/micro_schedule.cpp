@@ -1,0 +1,74 @@
+#include "sim/micro_schedule.hpp"
+
+#include <stdexcept>
+
+#include "kernels/text.hpp"
+#include "sim/micro_schedules/factories.hpp"
+
+namespace torus {
+
+namespace {
+
+struct Entry {
+  const char* name;
+  std::unique_ptr<MicroSchedule> (*make)();
+};
+
+const std::vector<Entry>& registry() {
+  static const std::vector<Entry> entries = {{"interleaved", make_interleaved}, {"chained", make_chained}};
+  return entries;
+}
+
+}  // namespace
+
+std::vector<std::string> micro_schedule_names() {
+  std::vector<std::string> names;
+  for (const auto& e : registry()) names.emplace_back(e.name);
+  return names;
+}
+
+std::unique_ptr<MicroSchedule> make_micro_schedule(const std::string& name) {
+  for (const auto& e : registry())
+    if (name == e.name) return e.make();
+  throw std::invalid_argument("micro_schedule: '" + name + "' is not allowed; allowed: " + join(micro_schedule_names(), ", "));
+}
+
+std::uint32_t operand_word(int mode, std::size_t b, std::size_t e, std::size_t r) {
+  const std::size_t i = e % b, j = (e / b) % b, k = e / (b * b);
+  switch (mode) {
+    case 1: return static_cast<std::uint32_t>(r + b * (j + b * k));
+    case 2: return static_cast<std::uint32_t>(i + b * (r + b * k));
+    default: return static_cast<std::uint32_t>(i + b * (j + b * r));
+  }
+}
+
+std::uint32_t coefficient_word(int mode, std::size_t b, std::size_t e, std::size_t r) {
+  const std::size_t i = e % b, j = (e / b) % b, k = e / (b * b);
+  const std::size_t output = mode == 1 ? i : mode == 2 ? j : k;
+  return static_cast<std::uint32_t>(r + b * output);
+}
+
+MicroProgram MicroSchedule::build(int mode, std::size_t b, bool split) const {
+  if (mode < 1 || mode > 3) throw std::invalid_argument("mode must be 1, 2 or 3");
+  MicroProgram program;
+  program.components = split ? 2 : 1;
+  const std::size_t words = b * b * b;
+  program.instructions.reserve(words * b * (split ? 4 : 1));
+  std::vector<bool> operand_seen(words, false), coefficient_seen(b * b, false);
+  order(b, split, [&](std::size_t e, std::size_t r, FmaPart part) {
+    const FmaInstruction instruction{static_cast<std::uint32_t>(e), operand_word(mode, b, e, r),
+                                     coefficient_word(mode, b, e, r), part};
+    if (!operand_seen[instruction.operand]) {
+      operand_seen[instruction.operand] = true;
+      program.operand_first_use.push_back(instruction.operand);
+    }
+    if (!coefficient_seen[instruction.coefficient]) {
+      coefficient_seen[instruction.coefficient] = true;
+      program.coefficient_first_use.push_back(instruction.coefficient);
+    }
+    program.instructions.push_back(instruction);
+  });
+  return program;
+}
+
+}  // namespace torus

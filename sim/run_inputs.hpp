@@ -1,0 +1,94 @@
+#pragma once
+// What both engines (functional and cycle-accurate) share for one run: the input tensor, the
+// rounded coefficient matrices, and the golden checks of each result.
+
+#include <array>
+#include <complex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/mode_product.hpp"
+#include "kernels/npy.hpp"
+#include "kernels/scalar.hpp"
+#include "sim/accuracy.hpp"
+#include "sim/run.hpp"
+
+namespace torus {
+
+// Uniform in [-1, 1) from the top 53 bits, so the input is the same on every platform.
+inline double uniform_pm1(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; }
+
+template <class T>
+Tensor3<T> random_tensor(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Tensor3<T> x(n, n, n);
+  for (T& v : x.values()) {
+    if constexpr (is_complex_v<T>) {
+      const double re = uniform_pm1(rng);
+      v = T(static_cast<real_t<T>>(re), static_cast<real_t<T>>(uniform_pm1(rng)));
+    } else {
+      v = static_cast<T>(uniform_pm1(rng));
+    }
+  }
+  return x;
+}
+
+template <class T>
+Tensor3<T> make_input(const RunConfig& config) {
+  const auto n = static_cast<std::size_t>(config.n);
+  if (config.input.empty()) return random_tensor<T>(n, config.seed);
+  Tensor3<T> x = read_npy_tensor<T>(config.input);
+  if (x.extents() != Extents3{n, n, n})
+    throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n) + " x " + std::to_string(n) +
+                                " x " + std::to_string(n) + " (N = " + std::to_string(n) + ")");
+  return x;
+}
+
+template <class T>
+struct CoefficientSet {
+  std::array<Matrix<T>, 3> forward;
+  std::array<Matrix<T>, 3> inverse;
+  std::vector<double> defects;  // per axis, see inverse_defect
+};
+
+template <class T>
+CoefficientSet<T> make_coefficients(const RunConfig& config) {
+  const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
+  CoefficientSet<T> set;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const CoefficientMatrices wide = transforms.axis[a]->matrices(static_cast<std::size_t>(config.n));
+    set.forward[a] = round_coefficients<T>(wide.forward);
+    set.inverse[a] = round_coefficients<T>(wide.inverse);
+    set.defects.push_back(inverse_defect(set.forward[a], set.inverse[a]));
+  }
+  return set;
+}
+
+// Compares one simulated transform of `input` with the golden reference and names the first
+// output block beyond its bound and the node that holds it.
+template <class T>
+void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, const Tensor3<T>& result,
+                          const std::vector<Placement>& layout, const std::array<Matrix<T>, 3>& matrices, std::size_t b) {
+  outcome.error = compare_to_golden(result, golden_transform(input, matrices), absolute_transform(input, matrices));
+  outcome.mismatch.clear();
+  if (outcome.error.within_tolerance()) return;
+  const auto& e = outcome.error.first_failure;
+  const std::array<int, 3> block{static_cast<int>(e[0] / b), static_cast<int>(e[1] / b), static_cast<int>(e[2] / b)};
+  for (const Placement& p : layout)
+    if (p.block.index == block)
+      outcome.mismatch = "first mismatching output block " + to_string(p.block) + " at node " + to_string(p.node) +
+                         ", element (" + std::to_string(e[0]) + "," + std::to_string(e[1]) + "," + std::to_string(e[2]) + ")";
+}
+
+// inverse(forward(x)) against x, with the round-trip bound of docs/numerics.md.
+template <class T>
+ErrorReport round_trip_error(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<T>& y_hat,
+                             const CoefficientSet<T>& c) {
+  double defect = 1.0;
+  for (double d : c.defects) defect *= 1.0 + d;
+  const Tensor3<double> through_x = absolute_transform_of_magnitude(absolute_transform(x, c.forward), c.inverse);
+  return compare_round_trip(x_hat, x, absolute_transform(y_hat, c.inverse), through_x, defect - 1.0);
+}
+
+}  // namespace torus

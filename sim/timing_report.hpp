@@ -1,0 +1,78 @@
+#pragma once
+// The cycle-count part of a run report: what the cycle-accurate engine measured, next to what
+// the analytic model predicts. Plain data, filled by models/ and rendered by sim/report.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace torus {
+
+// Cycles of all nodes, summed: every node-cycle falls in exactly one class.
+struct CycleBreakdown {
+  std::uint64_t busy = 0;          // at least one fma issued
+  std::uint64_t dependency = 0;    // next fma waits for an earlier result (pipeline latency)
+  std::uint64_t operand = 0;       // next fma waits for words on their way
+  std::uint64_t backpressure = 0;  // waits for words while an outgoing link has no credit
+  std::uint64_t idle = 0;          // nothing left to issue
+};
+
+struct StageTiming {
+  std::size_t transform = 0;
+  std::string direction;
+  int stage = 1;
+  std::uint64_t start = 0;  // first fma of the stage on any node
+  std::uint64_t end = 0;    // first fma of the next stage on any node, or the run's end
+};
+
+struct StepTiming {
+  std::size_t global_step = 0;
+  int stage = 1;
+  std::size_t step = 0;
+  std::uint64_t min_cycles = 0;  // over nodes: cycles from this step's first fma to the next's
+  std::uint64_t max_cycles = 0;
+};
+
+struct LinkTraffic {
+  std::string direction;
+  std::uint64_t words = 0;          // over all links of this direction
+  std::uint64_t active_cycles = 0;  // cycles in which a word left, summed over those links
+  std::uint64_t peak_occupancy = 0; // most words waiting in one receive buffer
+};
+
+struct AnalyticPrediction {
+  std::uint64_t cycles = 0;
+  bool exact = false;
+  std::string regime;  // which closed form, or why none is exact here
+};
+
+struct TimingReport {
+  std::uint64_t total_cycles = 0;
+  double clock_hz = 1e9;
+  std::uint64_t nodes = 0;
+  std::uint64_t fma_per_cycle = 1;
+  std::uint64_t fma_issued = 0;
+  std::uint64_t fma_expected = 0;  // 3 N^4 x complex cost x transforms
+  CycleBreakdown cycles;
+  std::vector<StageTiming> stages;
+  std::vector<StepTiming> steps;
+  std::array<LinkTraffic, 6> links{};
+  std::uint64_t words_paper = 0;          // 4 b^3 + 3 b^2
+  std::uint64_t words_second_buffers = 0; // the roll policy's receive buffers
+  std::uint64_t words_link_buffers = 0;   // six link receive buffers of link_buffer_words
+  std::optional<AnalyticPrediction> analytic;
+  double simulation_seconds = 0;          // wall time of the SystemC run itself
+
+  double seconds() const { return static_cast<double>(total_cycles) / clock_hz; }
+  double utilisation() const {
+    const double capacity = static_cast<double>(total_cycles) * static_cast<double>(nodes * fma_per_cycle);
+    return capacity > 0 ? static_cast<double>(fma_issued) / capacity : 0.0;
+  }
+  double node_cycles_per_second() const {
+    return simulation_seconds > 0 ? static_cast<double>(total_cycles * nodes) / simulation_seconds : 0.0;
+  }
+};
+
+}  // namespace torus
