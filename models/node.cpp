@@ -224,13 +224,15 @@ std::size_t Node::issue(Cycle cycle, Blocked& blocked) {
     Buffer& acc_buffer = buffer(acc);
     const std::uint32_t target = program.target(instruction);
     const auto step = static_cast<std::uint32_t>(step_);
-    if (acc_buffer.words[instruction.accumulator].content_step != step ||
-        !present(buffer(operand).words[instruction.operand], step, cycle) ||
-        !present(buffer(coefficient).words[instruction.coefficient], step, cycle)) {
-      blocked = Blocked::Data;
+    const WordState& operand_word = buffer(operand).words[instruction.operand];
+    const WordState& coefficient_word = buffer(coefficient).words[instruction.coefficient];
+    if (acc_buffer.words[instruction.accumulator].content_step != step || operand_word.content_step != step ||
+        coefficient_word.content_step != step) {
+      blocked = Blocked::Data;  // a word of this step is still on its way
       break;
     }
-    if (acc_buffer.component_ready[target] > cycle) {
+    // Present but not yet usable: a result still in this node's pipeline.
+    if (acc_buffer.component_ready[target] > cycle || operand_word.ready > cycle || coefficient_word.ready > cycle) {
       blocked = Blocked::Dependency;
       break;
     }

@@ -1,0 +1,86 @@
+// Cycle counts derived by hand, checked against the cycle-accurate model: a node's fma
+// dependencies, its micro-schedules, and the compute-then-roll step of the torus.
+
+#include <catch2/catch.hpp>
+
+#include "tests/cli_runner.hpp"
+
+using namespace torus;
+
+namespace {
+
+nlohmann::json timing_of(const std::string& arguments) {
+  INFO("torus-sim " << arguments);
+  const CliRun run = run_cli(arguments);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  return run.report["timing"];
+}
+
+}  // namespace
+
+TEST_CASE("N = 1 on one node: three dependent fma finish at 3L, not 3L - 1", "[scenario][cycles]") {
+  // Stage II reads stage I's result and stage III stage II's: issues at 0, L, 2L; the last
+  // result is usable at 3L.
+  for (int latency : {1, 4, 8}) {
+    const auto t = timing_of("run --N 1 --P 1 --direction forward --fma_latency " + std::to_string(latency));
+    CHECK(t["total_cycles"] == 3 * latency);
+    CHECK(t["fma_issued"] == 3);
+    CHECK(t["node_cycles"]["dependency"] == 2 * (latency - 1));  // the last L - 1 cycles are idle
+    CHECK(t["node_cycles"]["idle"] == latency - 1);
+  }
+}
+
+TEST_CASE("interleaved with b^3 >= L issues b^4 fma per step with no stall", "[scenario][cycles]") {
+  // N = b = 2, P = 1: 3 steps x 16 fma in one stream; b^3 = 8 = L, so fma i issues at cycle i
+  // and the last result is usable at 47 + 8.
+  const auto t = timing_of("run --N 2 --P 1 --direction forward --fma_latency 8");
+  CHECK(t["total_cycles"] == 55);
+  CHECK(t["node_cycles"]["busy"] == 48);
+  CHECK(t["node_cycles"]["dependency"] == 0);
+}
+
+TEST_CASE("interleaved with b^3 < L waits between rounds", "[scenario][cycles]") {
+  // L = 9 > b^3 = 8: each of the 6 rounds of 8 fma starts 9 cycles after the previous one,
+  // leaving one stalled cycle between rounds; last issue at 5 x 9 + 7 = 52, usable at 61.
+  const auto t = timing_of("run --N 2 --P 1 --direction forward --fma_latency 9");
+  CHECK(t["total_cycles"] == 61);
+  CHECK(t["node_cycles"]["dependency"] == 5);
+}
+
+TEST_CASE("chained issues one reduction chain at a time and stalls on every link of it", "[scenario][cycles]") {
+  // N = b = 2, P = 1, L = 4: 3 steps x 8 chains of 2 dependent fma; a chain takes L + 1 cycles
+  // and the next starts right after, so the last issue is at 24 x 5 - 1 = 119, usable at 123.
+  const auto t = timing_of("run --N 2 --P 1 --direction forward --fma_latency 4 --micro_schedule chained");
+  CHECK(t["total_cycles"] == 123);
+  CHECK(t["node_cycles"]["busy"] == 48);
+  CHECK(t["node_cycles"]["dependency"] == 123 - 48 - 3);  // the last L - 1 cycles wait for nothing: idle
+}
+
+TEST_CASE("after_compute on a torus: each step is compute plus the roll of a b^3 block", "[scenario][cycles]") {
+  // N = 4, P = 2, b = 2, L = 4, d = 3, w = 1: compute 16 fma, last usable at 15 + 4 = 19; the
+  // 8-word block then leaves on cycles 19..26 and its last word arrives 3 cycles later: a step
+  // is 19 + 7 + 3 = 29 cycles, and the forward transform 6 x 29 = 174.
+  const auto t = timing_of("run --N 4 --P 2 --direction forward --fma_latency 4 --link_latency 3");
+  CHECK(t["total_cycles"] == 174);
+  for (const auto& step : t["steps"]) {
+    CHECK(step["min_cycles"] == 29);
+    CHECK(step["max_cycles"] == 29);
+  }
+}
+
+TEST_CASE("an APE100-like link (1/8 word per cycle) makes the roll dominate", "[scenario][cycles]") {
+  // Same torus, w = 1/8, d = 1: the 8-word block takes 7 x 8 = 56 cycles to leave after the
+  // first word, then 1 cycle to arrive: a step is 19 + 56 + 1 = 76 cycles, the transform 456.
+  const auto t = timing_of("run --N 4 --P 2 --direction forward --fma_latency 4 --link_words_per_cycle 1/8");
+  CHECK(t["total_cycles"] == 456);
+}
+
+TEST_CASE("a one-word link buffer stalls the roll on the credit round trip", "[scenario][cycles]") {
+  // w = 1, d = 2, one-word buffers: word j of a roll leaves at 2d j after the first, so an
+  // 8-word block takes 7 x 4 + 2 = 30 cycles from first word to last arrival; a step is
+  // 19 + 30 = 49 cycles and the forward transform 294. The wait shows up as back-pressure.
+  const auto t = timing_of("run --N 4 --P 2 --direction forward --fma_latency 4 --link_latency 2 --link_buffer_words 1");
+  CHECK(t["total_cycles"] == 294);
+  CHECK(t["node_cycles"]["backpressure"].get<std::uint64_t>() > 0);
+}

@@ -1,0 +1,71 @@
+// Whole transforms on the cycle-accurate torus: every scheduling vector, forward and inverse,
+// DFT/DCT/DHT/WHT, tori from P = 1 to 4 with b = 1, 2, 4, fma latencies 1, 4, 8 and both roll
+// policies. Every run must pass the golden check (the program exits non-zero otherwise), issue
+// exactly 3N^4 x cost fma per transform, and, where the analytic model is exact, take exactly
+// the cycles it predicts.
+
+#include <catch2/catch.hpp>
+
+#include <array>
+
+#include "tests/cli_runner.hpp"
+
+using namespace torus;
+
+namespace {
+
+void check_run(const std::string& arguments) {
+  INFO("torus-sim " << arguments);
+  const CliRun run = run_cli(arguments);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  REQUIRE(run.report.is_object());
+  CHECK(run.report["passed"] == true);
+  const auto& timing = run.report["timing"];
+  CHECK(timing["fma_issued"] == timing["fma_expected"]);
+  const auto& analytic = timing["analytic"];
+  if (analytic["exact"] == true) CHECK(timing["total_cycles"] == analytic["cycles"]);
+}
+
+struct Shape {
+  int p;
+  int b;
+};
+
+const std::array<const char*, 8> alphas = {"+++", "++-", "+-+", "+--", "-++", "-+-", "--+", "---"};
+
+// Every shape x latency for one transform and policy; the scheduling vector cycles through all
+// eight so each appears many times.
+void sweep(const std::string& transform, const std::string& policy) {
+  std::size_t run = 0;
+  for (const Shape shape : {Shape{1, 4}, Shape{2, 1}, Shape{2, 2}, Shape{2, 4}, Shape{3, 1}, Shape{3, 2}, Shape{4, 1},
+                            Shape{4, 2}, Shape{4, 4}, Shape{1, 2}, Shape{3, 4}}) {
+    const int n = shape.p * shape.b;
+    if (transform == "wht" && (n & (n - 1)) != 0) continue;
+    for (int latency : {1, 4, 8}) {
+      const std::string alpha = alphas[run++ % alphas.size()];
+      check_run("run --N " + std::to_string(n) + " --P " + std::to_string(shape.p) + " --transform " + transform +
+                " --roll_policy " + policy + " --fma_latency " + std::to_string(latency) + " --alpha " + alpha +
+                " --direction both");
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("SystemC DCT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("dct", "after_compute"); }
+TEST_CASE("SystemC DCT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("dct", "overlapped"); }
+TEST_CASE("SystemC DFT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("dft", "after_compute"); }
+TEST_CASE("SystemC DFT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("dft", "overlapped"); }
+TEST_CASE("SystemC DHT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("dht", "after_compute"); }
+TEST_CASE("SystemC DHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("dht", "overlapped"); }
+TEST_CASE("SystemC WHT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("wht", "after_compute"); }
+TEST_CASE("SystemC WHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("wht", "overlapped"); }
+
+TEST_CASE("every scheduling vector, forward and inverse separately, both policies", "[scenario][systemc]") {
+  for (const char* alpha : alphas)
+    for (const char* direction : {"forward", "inverse"})
+      for (const char* policy : {"after_compute", "overlapped"})
+        check_run(std::string("run --N 6 --P 3 --transform dct,dft,dht --alpha ") + alpha + " --direction " + direction +
+                  " --roll_policy " + policy);
+}
