@@ -36,6 +36,7 @@ void LinkChannel::send(Cycle cycle, const LinkWord& word) {
   next_free_tick_ = start + rate_.den;
   --credits_;
   queue_.push_back({word, cycle + latency_});
+  if (hint_ && cycle + latency_ < *hint_) *hint_ = cycle + latency_;
   ++stats_.words_sent;
   if (last_active_cycle_ != cycle) {
     ++stats_.active_cycles;
@@ -51,8 +52,10 @@ void LinkChannel::observe(Cycle cycle) {
 }
 
 const LinkWord* LinkChannel::front(Cycle cycle) {
+  // Polled every cycle: answer "nothing yet" without touching the occupancy count.
+  if (queue_.empty() || queue_.front().arrival > cycle) return nullptr;
   observe(cycle);
-  return arrived_ == 0 ? nullptr : &queue_.front().word;
+  return &queue_.front().word;
 }
 
 void LinkChannel::pop(Cycle cycle) {

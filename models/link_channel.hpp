@@ -11,10 +11,10 @@
 //   `latency` cycles later. With no credit the sender stalls. Words are never lost, duplicated
 //   or reordered.
 
-#include <deque>
 #include <string>
 
 #include "models/link_word.hpp"
+#include "models/ring_queue.hpp"
 #include "models/systemc.hpp"
 #include "sim/rational.hpp"
 
@@ -38,6 +38,11 @@ class LinkReceiveIf : public virtual sc_core::sc_interface {
   virtual const LinkWord* front(Cycle cycle) = 0;
   // Removes the front word, freeing its buffer place. Precondition: front(cycle) != nullptr.
   virtual void pop(Cycle cycle) = 0;
+  // The cycle the front word arrives (or `never` when empty).
+  virtual Cycle next_arrival() const = 0;
+  // The receiver owns `*hint`; the link lowers it to each sent word's arrival cycle, so the
+  // receiver need not poll the link while *hint is in the future.
+  virtual void attach_arrival_hint(Cycle* hint) = 0;
 };
 
 struct LinkStats {
@@ -57,6 +62,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   bool starved_of_credit() const override { return starved_; }
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
+  Cycle next_arrival() const override { return queue_.empty() ? never : queue_.front().arrival; }
+  void attach_arrival_hint(Cycle* hint) override { hint_ = hint; }
 
   const LinkStats& stats() const { return stats_; }
   bool idle() const { return queue_.empty(); }
@@ -77,9 +84,10 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   std::int64_t next_free_tick_ = 0;  // in units of 1/num cycle
   Cycle last_active_cycle_ = never;
   bool starved_ = false;
-  std::deque<InFlight> queue_;          // sent, not popped, in order
+  Cycle* hint_ = nullptr;
+  RingQueue<InFlight> queue_;           // sent, not popped, in order
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
-  std::deque<Cycle> returning_credits_; // cycle at which each returns to the sender
+  RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender
   LinkStats stats_;
 };
 

@@ -37,6 +37,21 @@ void Node::start_of_simulation() {
   words_sent_per_step_.assign(feed->step_count(), 0);
   fma_per_step_.assign(feed->step_count(), 0);
   incoming_left_ = feed->incoming_words_per_node();
+  step_count_ = feed->step_count();
+  schedule_ = feed.operator->();
+  std::array<bool, direction_count> used{};
+  for (std::size_t s = 0; s < step_count_; ++s)
+    for (const Roll& roll : feed->plan(s).rolls) used[static_cast<std::size_t>(roll.direction)] = true;
+  for (std::size_t d = 0; d < direction_count; ++d) {
+    out_links_[d] = out[d].operator->();
+    in_links_[d] = in[d].operator->();
+    if (used[d]) {
+      send_directions_.push_back(d);
+      receive_directions_.push_back(static_cast<std::size_t>(opposite(static_cast<Direction>(d))));
+    }
+  }
+  arrival_hint_.fill(never);
+  for (std::size_t d = 0; d < direction_count; ++d) in_links_[d]->attach_arrival_hint(&arrival_hint_[d]);
 }
 
 std::size_t Node::second_buffer_words() const {
@@ -50,7 +65,7 @@ std::size_t Node::second_buffer_words() const {
 }
 
 Slot Node::slot_of(BlockKind kind, std::size_t step) const {
-  return {kind, feed->plan(step).buffer[static_cast<std::size_t>(kind)]};
+  return {kind, schedule_->plan(step).buffer[static_cast<std::size_t>(kind)]};
 }
 
 void Node::fail(const std::string& what) const {
@@ -58,14 +73,15 @@ void Node::fail(const std::string& what) const {
 }
 
 void Node::on_clock() {
-  const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks_;
+  if (next_cycle_ == never) next_cycle_ = sc_core::sc_time_stamp().value() / period_ticks_;
+  const Cycle cycle = next_cycle_++;
   const std::uint64_t moved_before = stats_.words_received + stats_.words_sent;
   receive(cycle);
   Blocked blocked = Blocked::None;
   const std::size_t issued = issue(cycle, blocked);
   send(cycle);
   account(cycle, issued, blocked);
-  if (issued > 0 || stats_.words_received + stats_.words_sent != moved_before) observer_.progress(cycle);
+  if (issued > 0 || stats_.words_received + stats_.words_sent != moved_before) last_progress_ = cycle;
   if (done(cycle)) {
     stats_.finish_cycle = cycle;
     observer_.finished(index_, cycle);
@@ -74,27 +90,30 @@ void Node::on_clock() {
 }
 
 void Node::receive(Cycle cycle) {
-  for (std::size_t d = 0; d < direction_count && incoming_left_ > 0; ++d) {
-    LinkReceiveIf& link = *in[d].operator->();
+  if (incoming_left_ == 0) return;
+  for (const std::size_t d : receive_directions_) {
+    if (arrival_hint_[d] > cycle) continue;  // nothing due on this link yet
+    LinkReceiveIf& link = *in_links_[d];
     while (const LinkWord* word = link.front(cycle)) {
       if (!store(*word, cycle)) break;
       link.pop(cycle);
     }
+    arrival_hint_[d] = link.next_arrival();
   }
 }
 
 bool Node::store(const LinkWord& word, Cycle cycle) {
   const std::size_t s = word.step;
   if (s > step_ + 1) return false;  // its place may still be read two steps back
-  const std::size_t total = feed->step_count();
-  const StepPlan* plan = s < total ? &feed->plan(s) : nullptr;
+  const std::size_t total = schedule_->step_count();
+  const StepPlan* plan = s < total ? &schedule_->plan(s) : nullptr;
   const auto kind = static_cast<std::size_t>(word.block.kind);
   if (plan && plan->created[kind]) {  // the step starts this kind afresh: the word is dead
     --incoming_left_;
     ++stats_.words_received;
     return true;
   }
-  const Slot slot{word.block.kind, plan ? plan->buffer[kind] : feed->final_buffer(word.block.kind)};
+  const Slot slot{word.block.kind, plan ? plan->buffer[kind] : schedule_->final_buffer(word.block.kind)};
   Buffer& buf = buffer(slot);
   WordState& state = buf.words[word.index];
   if (state.owed) return false;  // the place still holds a word that has to leave first
@@ -105,7 +124,7 @@ bool Node::store(const LinkWord& word, Cycle cycle) {
     buf.filled_words = 0;
     buf.block = word.block;
     if (plan) {
-      const BlockMultiplyAdd& op = feed->op(index_, s);
+      const BlockMultiplyAdd& op = schedule_->op(index_, s);
       for (const BlockId* expected : {&op.accumulator, &op.operand, &op.coefficient})
         if (expected->kind == word.block.kind && *expected != word.block)
           fail("step " + std::to_string(s) + " needs " + to_string(*expected) + " but " + to_string(word.block) + " arrived");
@@ -117,6 +136,7 @@ bool Node::store(const LinkWord& word, Cycle cycle) {
   state.owed = plan && plan->rolled[kind];
   for (std::size_t c = 0; c < components_; ++c) buf.component_ready[word.index * components_ + c] = cycle;
   ++buf.filled_words;
+  wake_senders();
   return true;
 }
 
@@ -166,6 +186,19 @@ void Node::enter_step(Cycle cycle) {
   Buffer& acc = buffer(slot_of(plan.accumulator, step_));
   std::fill(acc.writes_left.begin(), acc.writes_left.end(), static_cast<std::uint16_t>(writes));
   prepare_rolls();
+  context_.plan = &plan;
+  context_.program = plan.program;
+  context_.accumulator = slot_of(plan.accumulator, step_);
+  context_.operand = slot_of(plan.operand, step_);
+  context_.coefficient = slot_of(plan.coefficient, step_);
+  context_.accumulator_buffer = &buffer(context_.accumulator);
+  context_.operand_buffer = &buffer(context_.operand);
+  context_.coefficient_buffer = &buffer(context_.coefficient);
+  context_.whole_blocks = policy_.waits_for_whole_blocks();
+  context_.final_words_direction = -1;
+  if (policy_.release(BlockRole::Accumulator) == SendRelease::WordFinal)
+    for (const Roll& roll : plan.rolls)
+      if (roll.kind == plan.accumulator) context_.final_words_direction = static_cast<int>(roll.direction);
 }
 
 void Node::prepare_rolls() {
@@ -187,11 +220,12 @@ void Node::prepare_rolls() {
       for (std::uint32_t w = 0; w < words; ++w) queue.push_back({slot, w, step, release});
     }
   }
+  wake_senders();
 }
 
 bool Node::gate_open() const {
   if (!policy_.waits_for_whole_blocks()) return true;
-  const StepPlan& plan = feed->plan(step_);
+  const StepPlan& plan = *context_.plan;
   for (BlockKind kind : {plan.accumulator, plan.operand, plan.coefficient}) {
     if (!plan.arrives[static_cast<std::size_t>(kind)]) continue;
     const Buffer& buf = buffer(slot_of(kind, step_));
@@ -202,8 +236,7 @@ bool Node::gate_open() const {
 
 std::size_t Node::issue(Cycle cycle, Blocked& blocked) {
   std::size_t issued = 0;
-  const std::size_t total = feed->step_count();
-  while (step_ < total && pipeline_.has_slot(cycle)) {
+  while (step_ < step_count_ && pipeline_.has_slot(cycle)) {
     if (!step_entered_) {
       enter_step(cycle);
       step_entered_ = true;
@@ -215,55 +248,69 @@ std::size_t Node::issue(Cycle cycle, Blocked& blocked) {
       }
       step_started_ = true;
     }
-    const StepPlan& plan = feed->plan(step_);
-    const MicroProgram& program = *plan.program;
-    const FmaInstruction& instruction = program.instructions[next_instruction_];
-    const Slot acc = slot_of(plan.accumulator, step_);
-    const Slot operand = slot_of(plan.operand, step_);
-    const Slot coefficient = slot_of(plan.coefficient, step_);
-    Buffer& acc_buffer = buffer(acc);
-    const std::uint32_t target = program.target(instruction);
-    const auto step = static_cast<std::uint32_t>(step_);
-    const WordState& operand_word = buffer(operand).words[instruction.operand];
-    const WordState& coefficient_word = buffer(coefficient).words[instruction.coefficient];
-    if (acc_buffer.words[instruction.accumulator].content_step != step || operand_word.content_step != step ||
-        coefficient_word.content_step != step) {
-      blocked = Blocked::Data;  // a word of this step is still on its way
-      break;
+    const StepContext& c = context_;
+    const FmaInstruction& instruction = c.program->instructions[next_instruction_];
+    Buffer& acc_buffer = *c.accumulator_buffer;
+    WordState& acc_word = acc_buffer.words[instruction.accumulator];
+    const WordState& operand_word = c.operand_buffer->words[instruction.operand];
+    const WordState& coefficient_word = c.coefficient_buffer->words[instruction.coefficient];
+    if (!c.whole_blocks) {
+      // Words may still be on their way (overlapped): check each one this fma reads. With whole
+      // blocks the gate has already seen every arriving word.
+      const auto step = static_cast<std::uint32_t>(step_);
+      if (acc_word.content_step != step || operand_word.content_step != step || coefficient_word.content_step != step) {
+        blocked = Blocked::Data;
+        break;
+      }
     }
     // Present but not yet usable: a result still in this node's pipeline.
-    if (acc_buffer.component_ready[target] > cycle || operand_word.ready > cycle || coefficient_word.ready > cycle) {
+    if (operand_word.ready > cycle || coefficient_word.ready > cycle) {
       blocked = Blocked::Dependency;
       break;
     }
-    datapath_->fma(instruction, acc, operand, coefficient);
+    const std::uint32_t target = c.program->target(instruction);
+    Cycle& target_ready = components_ == 1 ? acc_word.ready : acc_buffer.component_ready[target];
+    if (target_ready > cycle) {
+      blocked = Blocked::Dependency;
+      break;
+    }
+    datapath_->fma(instruction, c.accumulator, c.operand, c.coefficient);
     const Cycle result = pipeline_.issue(cycle);
     if (next_instruction_ == 0) step_start_[step_] = cycle;  // a step starts with its first fma
     ++fma_per_step_[step_];
-    acc_buffer.component_ready[target] = result;
-    WordState& word = acc_buffer.words[instruction.accumulator];
-    word.ready = components_ == 1 ? result
-                                  : std::max(acc_buffer.component_ready[2 * instruction.accumulator],
-                                             acc_buffer.component_ready[2 * instruction.accumulator + 1]);
-    last_result_ = std::max(last_result_, result);
-    if (--acc_buffer.writes_left[instruction.accumulator] == 0 && plan.rolled[static_cast<std::size_t>(plan.accumulator)] &&
-        policy_.release(BlockRole::Accumulator) == SendRelease::WordFinal)
-      for (const Roll& roll : plan.rolls)
-        if (roll.kind == plan.accumulator)
-          outgoing_[static_cast<std::size_t>(roll.direction)].push_back(
-              {acc, instruction.accumulator, static_cast<std::uint32_t>(step_), SendRelease::WordFinal});
+    target_ready = result;
+    if (components_ == 2)
+      acc_word.ready = std::max(acc_buffer.component_ready[2 * instruction.accumulator],
+                                acc_buffer.component_ready[2 * instruction.accumulator + 1]);
+    last_result_ = result;
+    if (c.final_words_direction >= 0 && --acc_buffer.writes_left[instruction.accumulator] == 0) {
+      outgoing_[static_cast<std::size_t>(c.final_words_direction)].push_back(
+          {c.accumulator, instruction.accumulator, static_cast<std::uint32_t>(step_), SendRelease::WordFinal});
+      send_retry_at_[static_cast<std::size_t>(c.final_words_direction)] = 0;
+    }
     ++issued;
-    if (++next_instruction_ == program.instructions.size()) finish_step();
+    if (++next_instruction_ == c.program->instructions.size()) finish_step();
   }
   return issued;
 }
 
 void Node::finish_step() {
   compute_done_[step_] = last_result_;
+  wake_senders();
   ++step_;
   next_instruction_ = 0;
   step_entered_ = false;
   step_started_ = false;
+}
+
+Cycle Node::release_cycle(const Outgoing& o) const {
+  const WordState& w = buffer(o.slot).words[o.word];
+  switch (o.release) {
+    case SendRelease::ComputeDone: return compute_done_[o.step];
+    case SendRelease::WordPresent: return w.content_step == o.step ? w.ready : never;
+    case SendRelease::WordFinal: return w.ready;
+  }
+  return never;
 }
 
 bool Node::sendable(const Outgoing& o, Cycle cycle) const {
@@ -277,13 +324,18 @@ bool Node::sendable(const Outgoing& o, Cycle cycle) const {
 }
 
 void Node::send(Cycle cycle) {
-  for (std::size_t d = 0; d < direction_count; ++d) {
+  for (const std::size_t d : send_directions_) {
     auto& queue = outgoing_[d];
+    if (queue.empty() || send_retry_at_[d] > cycle) continue;
     while (!queue.empty()) {
       const Outgoing& o = queue.front();
-      if (!sendable(o, cycle) || !out[d]->can_send(cycle)) break;
+      if (!sendable(o, cycle)) {
+        send_retry_at_[d] = release_cycle(o);
+        break;
+      }
+      if (!out_links_[d]->can_send(cycle)) break;
       Buffer& buf = buffer(o.slot);
-      out[d]->send(cycle, {datapath_->read(o.slot, o.word), buf.block, o.step + 1, o.word});
+      out_links_[d]->send(cycle, {datapath_->read(o.slot, o.word), buf.block, o.step + 1, o.word});
       buf.words[o.word].owed = false;
       ++stats_.words_sent;
       ++words_sent_per_step_[o.step];
@@ -297,13 +349,13 @@ void Node::account(Cycle, std::size_t issued, Blocked blocked) {
     ++stats_.busy_cycles;
     return;
   }
-  if (step_ >= feed->step_count()) return;  // idle: counted as the remainder at the end
+  if (step_ >= step_count_) return;  // idle: counted as the remainder at the end
   if (blocked == Blocked::Dependency) {
     ++stats_.dependency_stalls;
     return;
   }
-  for (std::size_t d = 0; d < direction_count; ++d)
-    if (!outgoing_[d].empty() && out[d]->starved_of_credit()) {
+  for (const std::size_t d : send_directions_)
+    if (!outgoing_[d].empty() && out_links_[d]->starved_of_credit()) {
       ++stats_.backpressure_stalls;
       return;
     }
@@ -311,7 +363,7 @@ void Node::account(Cycle, std::size_t issued, Blocked blocked) {
 }
 
 bool Node::done(Cycle cycle) const {
-  if (step_ < feed->step_count() || incoming_left_ > 0 || last_result_ > cycle) return false;
+  if (step_ < step_count_ || incoming_left_ > 0 || last_result_ > cycle) return false;
   for (const auto& queue : outgoing_)
     if (!queue.empty()) return false;
   return true;

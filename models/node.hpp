@@ -5,7 +5,6 @@
 // policy releases them. Values come from the datapath; time from the pipeline and the links.
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "models/datapath.hpp"
 #include "models/fma_pipeline.hpp"
 #include "models/link_channel.hpp"
+#include "models/ring_queue.hpp"
 #include "models/sequencer.hpp"
 #include "sim/roll_policy.hpp"
 
@@ -28,9 +28,8 @@ struct NodeStats {
   Cycle finish_cycle = never;             // first cycle with nothing left to do
 };
 
-// Called by a node on any progress (an fma issued, a word moved) and when it finishes.
+// Called by a node when it finishes.
 struct NodeObserver {
-  std::function<void(Cycle)> progress;
   std::function<void(std::size_t node, Cycle)> finished;
 };
 
@@ -56,6 +55,8 @@ class Node : public sc_core::sc_module {
   // of every kind that rolls.
   std::size_t second_buffer_words() const;
   bool finished() const { return stats_.finish_cycle != never; }
+  // The last cycle in which the node issued an fma or moved a word.
+  Cycle last_progress() const { return last_progress_; }
   // The block a buffer holds (for gathering results after the run).
   const BlockId& held_block(Slot slot) const { return buffer(slot).block; }
   // A one-line account of what the node waits for (for diagnostics).
@@ -69,7 +70,7 @@ class Node : public sc_core::sc_module {
   };
   struct Buffer {
     std::vector<WordState> words;
-    std::vector<Cycle> component_ready;  // per dependency target: word * components + component
+    std::vector<Cycle> component_ready;  // split complex only: per target, word * 2 + component
     std::vector<std::uint16_t> writes_left;  // per word, updates still to come this step
     BlockId block;
     std::uint32_t filled_step = ~0u;
@@ -95,6 +96,9 @@ class Node : public sc_core::sc_module {
   void finish_step();
   void send(Cycle cycle);
   bool sendable(const Outgoing& o, Cycle cycle) const;
+  // The earliest cycle a blocked head could leave, or `never` if that depends on future events.
+  Cycle release_cycle(const Outgoing& o) const;
+  void wake_senders() { send_retry_at_.fill(0); }
   void account(Cycle cycle, std::size_t issued, Blocked blocked);
   bool done(Cycle cycle) const;
   // The word holds this step's content and may be read by `cycle`.
@@ -108,6 +112,18 @@ class Node : public sc_core::sc_module {
   void place_block(Slot s, const BlockId& block, Cycle cycle, std::uint32_t step);
   [[noreturn]] void fail(const std::string& what) const;
 
+  // What the current step works on, looked up once when the step is entered.
+  struct StepContext {
+    const StepPlan* plan = nullptr;
+    const MicroProgram* program = nullptr;
+    Slot accumulator{}, operand{}, coefficient{};
+    Buffer* accumulator_buffer = nullptr;
+    Buffer* operand_buffer = nullptr;
+    Buffer* coefficient_buffer = nullptr;
+    int final_words_direction = -1;  // where accumulator words go when final, or -1
+    bool whole_blocks = true;        // the roll policy waits for whole blocks before a step
+  };
+
   std::size_t index_;
   Cycle period_ticks_;
   const RollPolicy& policy_;
@@ -115,7 +131,7 @@ class Node : public sc_core::sc_module {
   NodeObserver observer_;
   FmaPipeline pipeline_;
   std::array<std::array<Buffer, 2>, block_kind_count> buffers_;
-  std::array<std::deque<Outgoing>, direction_count> outgoing_;
+  std::array<RingQueue<Outgoing>, direction_count> outgoing_;
   std::size_t components_ = 1;
 
   std::size_t step_ = 0;
@@ -129,6 +145,19 @@ class Node : public sc_core::sc_module {
   Cycle last_result_ = 0;
   std::size_t incoming_left_ = 0;
   NodeStats stats_;
+  StepContext context_;
+  std::size_t step_count_ = 0;
+  const ScheduleFeedIf* schedule_ = nullptr;  // the bound feed, looked up once (hot path)
+  std::array<LinkSendIf*, direction_count> out_links_{};
+  std::array<LinkReceiveIf*, direction_count> in_links_{};
+  std::vector<std::size_t> send_directions_;     // directions any roll of the run uses
+  std::vector<std::size_t> receive_directions_;  // the ports facing back along them
+  Cycle next_cycle_ = never;  // the node wakes every cycle until it finishes, so it counts them
+  std::array<Cycle, direction_count> arrival_hint_{};  // lowered by the links; see attach_arrival_hint
+  // Per direction: no queued word can leave before this cycle (never: not until the node's
+  // state changes, which resets it). Saves re-checking a blocked queue head every cycle.
+  std::array<Cycle, direction_count> send_retry_at_{};
+  Cycle last_progress_ = 0;
   sc_core::sc_event never_event_;  // never notified: a finished node sleeps on it
 };
 

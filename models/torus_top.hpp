@@ -55,7 +55,6 @@ class TorusTop : public sc_core::sc_module {
   TopConfig config_;
   std::size_t finished_nodes_ = 0;
   Cycle completion_cycle_ = 0;
-  Cycle last_progress_ = 0;
   bool watchdog_fired_ = false;
   std::vector<std::string> stall_report_;
 };

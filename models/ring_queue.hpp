@@ -1,0 +1,47 @@
+#pragma once
+// A FIFO on one growable circular array: no allocation once it has reached its working size,
+// unlike std::deque, whose chunks are allocated and freed as words stream through a link.
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace torus {
+
+template <class T>
+class RingQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  T& front() { return items_[head_]; }
+  const T& front() const { return items_[head_]; }
+  // The i-th element from the front.
+  const T& operator[](std::size_t i) const { return items_[(head_ + i) & mask_]; }
+  T& operator[](std::size_t i) { return items_[(head_ + i) & mask_]; }
+
+  void push_back(T item) {
+    if (size_ == items_.size()) grow();
+    items_[(head_ + size_) & mask_] = std::move(item);
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & mask_;
+    --size_;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(items_.empty() ? 16 : items_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(items_[(head_ + i) & mask_]);
+    items_ = std::move(bigger);
+    head_ = 0;
+    mask_ = items_.size() - 1;
+  }
+
+  std::vector<T> items_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+  std::size_t mask_ = 0;
+};
+
+}  // namespace torus
