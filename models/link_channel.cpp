@@ -36,7 +36,10 @@ void LinkChannel::send(Cycle cycle, const LinkWord& word) {
   next_free_tick_ = start + rate_.den;
   --credits_;
   queue_.push_back({word, cycle + latency_});
-  if (hint_ && cycle + latency_ < *hint_) *hint_ = cycle + latency_;
+  if (hint_ && cycle + latency_ < hint_->next) {
+    hint_->next = cycle + latency_;
+    if (*hint_->sleeping) hint_->wake->notify(hint_->period * static_cast<double>(latency_));
+  }
   ++stats_.words_sent;
   if (last_active_cycle_ != cycle) {
     ++stats_.active_cycles;

@@ -20,6 +20,15 @@
 
 namespace torus {
 
+// Owned by a receiving node, one per input port. The link lowers `next` to the arrival cycle of
+// each word it sends; while the node sleeps, the link also wakes it at that cycle.
+struct ArrivalHint {
+  Cycle next = never;
+  const bool* sleeping = nullptr;
+  sc_core::sc_event* wake = nullptr;
+  sc_core::sc_time period;
+};
+
 // The sending end.
 class LinkSendIf : public virtual sc_core::sc_interface {
  public:
@@ -40,9 +49,8 @@ class LinkReceiveIf : public virtual sc_core::sc_interface {
   virtual void pop(Cycle cycle) = 0;
   // The cycle the front word arrives (or `never` when empty).
   virtual Cycle next_arrival() const = 0;
-  // The receiver owns `*hint`; the link lowers it to each sent word's arrival cycle, so the
-  // receiver need not poll the link while *hint is in the future.
-  virtual void attach_arrival_hint(Cycle* hint) = 0;
+  // The receiver need not poll the link while hint->next is in the future.
+  virtual void attach_arrival_hint(ArrivalHint* hint) = 0;
 };
 
 struct LinkStats {
@@ -63,7 +71,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
   Cycle next_arrival() const override { return queue_.empty() ? never : queue_.front().arrival; }
-  void attach_arrival_hint(Cycle* hint) override { hint_ = hint; }
+  void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
 
   const LinkStats& stats() const { return stats_; }
   bool idle() const { return queue_.empty(); }
@@ -84,7 +92,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   std::int64_t next_free_tick_ = 0;  // in units of 1/num cycle
   Cycle last_active_cycle_ = never;
   bool starved_ = false;
-  Cycle* hint_ = nullptr;
+  ArrivalHint* hint_ = nullptr;
   RingQueue<InFlight> queue_;           // sent, not popped, in order
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
   RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender

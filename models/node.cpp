@@ -7,7 +7,8 @@
 namespace torus {
 
 Node::Node(const sc_core::sc_module_name& name, std::size_t index, Cycle period_ticks, Cycle fma_latency,
-           unsigned fma_per_cycle, const RollPolicy& policy, std::unique_ptr<NodeDatapath> datapath, NodeObserver observer)
+           unsigned fma_per_cycle, const RollPolicy& policy, std::unique_ptr<NodeDatapath> datapath, NodeObserver observer,
+           bool fast_forward)
     : sc_core::sc_module(name),
       index_(index),
       period_ticks_(period_ticks),
@@ -15,6 +16,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, Cycle period_
       datapath_(std::move(datapath)),
       observer_(std::move(observer)),
       pipeline_("fma", fma_latency, fma_per_cycle) {
+  fast_forward_enabled_ = fast_forward && fma_per_cycle == 1 && policy.waits_for_whole_blocks();
   sc_core::sc_spawn_options options;
   options.spawn_method();
   options.dont_initialize();
@@ -50,8 +52,10 @@ void Node::start_of_simulation() {
       receive_directions_.push_back(static_cast<std::size_t>(opposite(static_cast<Direction>(d))));
     }
   }
-  arrival_hint_.fill(never);
-  for (std::size_t d = 0; d < direction_count; ++d) in_links_[d]->attach_arrival_hint(&arrival_hint_[d]);
+  for (std::size_t d = 0; d < direction_count; ++d) {
+    arrival_hint_[d] = {never, &asleep_, &wake_, sc_core::sc_time::from_value(period_ticks_)};
+    in_links_[d]->attach_arrival_hint(&arrival_hint_[d]);
+  }
 }
 
 std::size_t Node::second_buffer_words() const {
@@ -73,32 +77,118 @@ void Node::fail(const std::string& what) const {
 }
 
 void Node::on_clock() {
-  if (next_cycle_ == never) next_cycle_ = sc_core::sc_time_stamp().value() / period_ticks_;
+  if (next_cycle_ == never || asleep_) {
+    const Cycle now = sc_core::sc_time_stamp().value() / period_ticks_;
+    if (asleep_ && waiting_asleep_) stats_.operand_stalls += now - sleep_from_ - 1;
+    asleep_ = false;
+    next_cycle_ = now;
+  }
   const Cycle cycle = next_cycle_++;
   const std::uint64_t moved_before = stats_.words_received + stats_.words_sent;
   receive(cycle);
   Blocked blocked = Blocked::None;
-  const std::size_t issued = issue(cycle, blocked);
+  std::size_t issued = 0;
+  const bool issuing = cycle >= issue_resume_;
+  if (issuing) {
+    Cycle limit = never;
+    if (can_fast_forward(cycle, limit)) fast_forward(cycle, limit);
+    else issued = issue(cycle, blocked);
+  }
   send(cycle);
-  account(cycle, issued, blocked);
+  if (issuing && issue_resume_ <= cycle) account(cycle, issued, blocked);
   if (issued > 0 || stats_.words_received + stats_.words_sent != moved_before) last_progress_ = cycle;
   if (done(cycle)) {
     stats_.finish_cycle = cycle;
     observer_.finished(index_, cycle);
     next_trigger(never_event_);  // nothing left: stop waking up
+    return;
   }
+  if (fast_forward_enabled_) maybe_sleep(cycle, blocked);
+}
+
+// The rest of a step (all but its last fma, which finishes the step the ordinary way) can be
+// issued ahead when nothing outside the node can change when each fma issues: the step's
+// inputs are all present (the whole-block gate has opened), the unit takes one fma per cycle,
+// and no word can leave or arrive before `limit`. The node then issues the fma at exactly the
+// cycles it would have, counts those cycles, and sleeps; a word sent to it meanwhile wakes it
+// at the word's arrival cycle.
+bool Node::can_fast_forward(Cycle cycle, Cycle& limit) const {
+  if (!fast_forward_enabled_ || !step_started_ || step_ >= step_count_ ||
+      next_instruction_ + 1 >= context_.program->instructions.size())
+    return false;
+  for (const std::size_t d : send_directions_)
+    if (!outgoing_[d].empty() && send_retry_at_[d] != never) return false;
+  limit = never;
+  if (incoming_left_ > 0)
+    for (const std::size_t d : receive_directions_) limit = std::min(limit, arrival_hint_[d].next);
+  return limit > cycle + 1;
+}
+
+void Node::fast_forward(Cycle cycle, Cycle limit) {
+  const StepContext& c = context_;
+  Buffer& acc_buffer = *c.accumulator_buffer;
+  const std::size_t last = c.program->instructions.size() - 1;
+  Cycle t = cycle;
+  while (next_instruction_ < last) {
+    const FmaInstruction& instruction = c.program->instructions[next_instruction_];
+    WordState& acc_word = acc_buffer.words[instruction.accumulator];
+    const std::uint32_t target = c.program->target(instruction);
+    Cycle& target_ready = components_ == 1 ? acc_word.ready : acc_buffer.component_ready[target];
+    const Cycle earliest = std::max({t, target_ready, c.operand_buffer->words[instruction.operand].ready,
+                                     c.coefficient_buffer->words[instruction.coefficient].ready});
+    if (earliest >= limit) break;
+    stats_.dependency_stalls += earliest - t;
+    t = earliest;
+    datapath_->fma(instruction, c.accumulator, c.operand, c.coefficient);
+    const Cycle result = pipeline_.issue(t);
+    if (next_instruction_ == 0) step_start_[step_] = t;
+    ++fma_per_step_[step_];
+    target_ready = result;
+    if (components_ == 2)
+      acc_word.ready = std::max(acc_buffer.component_ready[2 * instruction.accumulator],
+                                acc_buffer.component_ready[2 * instruction.accumulator + 1]);
+    last_result_ = result;
+    ++stats_.busy_cycles;
+    last_progress_ = t;
+    ++t;
+    ++next_instruction_;
+  }
+  issue_resume_ = t;
+}
+
+// Sleeps until the next cycle at which the node could act: the end of a fast-forwarded run
+// of fma, a word's arrival, or a queued word's release. While waiting for words with nothing
+// to send, every skipped cycle is an operand stall, counted on waking.
+void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
+  const bool ahead = issue_resume_ > cycle + 1;
+  const bool waiting = !ahead && blocked == Blocked::Data && !step_started_ && issue_resume_ <= cycle;
+  if (!ahead && !waiting) return;
+  Cycle until = ahead ? issue_resume_ : never;
+  if (incoming_left_ > 0)
+    for (const std::size_t d : receive_directions_) until = std::min(until, arrival_hint_[d].next);
+  for (const std::size_t d : send_directions_)
+    if (!outgoing_[d].empty()) {
+      if (waiting || send_retry_at_[d] <= cycle + 1) return;  // something may leave next cycle
+      until = std::min(until, send_retry_at_[d]);
+    }
+  if (until <= cycle + 1) return;
+  asleep_ = true;
+  waiting_asleep_ = waiting;
+  sleep_from_ = cycle;
+  if (until == never) next_trigger(wake_);
+  else next_trigger(sc_core::sc_time::from_value(period_ticks_ * (until - cycle)), wake_);
 }
 
 void Node::receive(Cycle cycle) {
   if (incoming_left_ == 0) return;
   for (const std::size_t d : receive_directions_) {
-    if (arrival_hint_[d] > cycle) continue;  // nothing due on this link yet
+    if (arrival_hint_[d].next > cycle) continue;  // nothing due on this link yet
     LinkReceiveIf& link = *in_links_[d];
     while (const LinkWord* word = link.front(cycle)) {
       if (!store(*word, cycle)) break;
       link.pop(cycle);
     }
-    arrival_hint_[d] = link.next_arrival();
+    arrival_hint_[d].next = link.next_arrival();
   }
 }
 

@@ -41,8 +41,10 @@ class Node : public sc_core::sc_module {
   sc_core::sc_vector<sc_core::sc_port<LinkSendIf>> out{"out", direction_count};
   sc_core::sc_vector<sc_core::sc_port<LinkReceiveIf>> in{"in", direction_count};
 
+  // fast_forward: skip cycles whose outcome is already known (see Node::fast_forward); the
+  // results are identical either way, only faster.
   Node(const sc_core::sc_module_name& name, std::size_t index, Cycle period, Cycle fma_latency, unsigned fma_per_cycle,
-       const RollPolicy& policy, std::unique_ptr<NodeDatapath> datapath, NodeObserver observer);
+       const RollPolicy& policy, std::unique_ptr<NodeDatapath> datapath, NodeObserver observer, bool fast_forward);
 
   const NodeStats& stats() const { return stats_; }
   const FmaPipeline& pipeline() const { return pipeline_; }
@@ -100,6 +102,9 @@ class Node : public sc_core::sc_module {
   Cycle release_cycle(const Outgoing& o) const;
   void wake_senders() { send_retry_at_.fill(0); }
   void account(Cycle cycle, std::size_t issued, Blocked blocked);
+  bool can_fast_forward(Cycle cycle, Cycle& limit) const;
+  void fast_forward(Cycle cycle, Cycle limit);
+  void maybe_sleep(Cycle cycle, Blocked blocked);
   bool done(Cycle cycle) const;
   // The word holds this step's content and may be read by `cycle`.
   static bool present(const WordState& w, std::uint32_t step, Cycle cycle) {
@@ -153,7 +158,14 @@ class Node : public sc_core::sc_module {
   std::vector<std::size_t> send_directions_;     // directions any roll of the run uses
   std::vector<std::size_t> receive_directions_;  // the ports facing back along them
   Cycle next_cycle_ = never;  // the node wakes every cycle until it finishes, so it counts them
-  std::array<Cycle, direction_count> arrival_hint_{};  // lowered by the links; see attach_arrival_hint
+  std::array<ArrivalHint, direction_count> arrival_hint_{};  // lowered by the links
+  // Fast-forward: the node may issue the rest of a step in one activation and sleep.
+  bool fast_forward_enabled_ = false;
+  Cycle issue_resume_ = 0;   // cycles before this were issued and accounted ahead of time
+  bool asleep_ = false;
+  bool waiting_asleep_ = false;  // asleep while waiting for words: the skipped cycles are operand stalls
+  Cycle sleep_from_ = 0;
+  sc_core::sc_event wake_;
   // Per direction: no queued word can leave before this cycle (never: not until the node's
   // state changes, which resets it). Saves re-checking a blocked queue head every cycle.
   std::array<Cycle, direction_count> send_retry_at_{};

@@ -162,6 +162,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
   config.link_latency = static_cast<Cycle>(machine.link_latency);
   config.link_rate = machine.link_rate();
   config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(run.block_size()));
+  config.fast_forward = machine.fast_forward == "on";
   const auto micro = make_micro_schedule(machine.micro_schedule);
   const auto policy = make_roll_policy(machine.roll_policy);
   TorusTop top("torus", config, std::move(schedules), *micro, *policy, split, [&host] { return make_datapath(host); });

@@ -24,7 +24,8 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   }};
   const Cycle period = clock.period().value();
   nodes.init(count, [&](const char* node_name, std::size_t i) {
-    return new Node(node_name, i, period, config.fma_latency, config.fma_per_cycle, policy, make_datapath(), observer);
+    return new Node(node_name, i, period, config.fma_latency, config.fma_per_cycle, policy, make_datapath(), observer,
+                    config.fast_forward);
   });
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
   // direction d, which receives it on its port facing back, opposite(d).

@@ -25,6 +25,7 @@ struct TopConfig {
   Rational link_rate;
   std::uint64_t link_buffer_words = 1;
   Cycle watchdog_cycles = 100000;
+  bool fast_forward = true;
 };
 
 class TorusTop : public sc_core::sc_module {

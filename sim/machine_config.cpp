@@ -50,6 +50,9 @@ void MachineConfig::declare(ParameterSet& set) {
              "once and accumulator words as they become final, and use words as they arrive");
   set.text("clock_hz", clock_hz, "positive number of cycles per second", "clock frequency, to convert cycles to seconds",
            [](std::string_view text) { parse_positive_real(text, "clock_hz", "positive number of cycles per second"); });
+  set.choice("fast_forward", fast_forward, {"on", "off"},
+             "on: a node skips cycles whose outcome is already known (same results, faster); off: every node "
+             "steps every cycle, for cross-checking");
   set.choice("engine", engine, {"systemc", "functional"},
              "systemc: cycle-accurate torus; functional: untimed executor (values only, no cycle counts)");
 }

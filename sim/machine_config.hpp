@@ -21,6 +21,7 @@ struct MachineConfig {
   std::string roll_policy = "after_compute";
   std::string clock_hz = "1e9";
   std::string engine = "systemc";
+  std::string fast_forward = "on";
 
   void declare(ParameterSet& set);
 
