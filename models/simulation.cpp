@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <sys/resource.h>
 
 #include "models/torus_top.hpp"
 #include "sim/analytic_model.hpp"
@@ -129,8 +130,8 @@ ExecutionCounts measured_counts(const TorusTop& top, std::size_t transform, std:
 }
 
 template <class T>
-Tensor3<T> gather(const TorusTop& top, std::size_t transform, std::size_t n, std::vector<Placement>& layout) {
-  const BlockKind kind = top.sequencer.schedules()[transform].output_kind;
+Tensor3<T> gather(const TorusTop& top, std::size_t transform, std::size_t n, std::vector<Placement>& layout,
+                  BlockKind kind) {
   const Slot slot{kind, top.sequencer.final_buffer(kind)};
   Tensor3<T> out(n, n, n);
   const TorusShape& shape = top.sequencer.schedules()[transform].shape;
@@ -141,6 +142,28 @@ Tensor3<T> gather(const TorusTop& top, std::size_t transform, std::size_t n, std
     layout.push_back({shape.coord_of(node.index()), block});
   }
   return out;
+}
+
+// The stages' accumulators survive only for the run's last transform (an inverse after a
+// forward re-creates the forward's intermediate blocks).
+template <class T>
+std::string locate_wrong_stage(const TorusTop& top, std::size_t transform, std::size_t n, const Tensor3<T>& input,
+                               const Tensor3<T>& result, const std::array<Matrix<T>, 3>& matrices) {
+  const Schedule& schedule = top.sequencer.schedules()[transform];
+  if (transform + 1 != top.sequencer.schedules().size())
+    return "stage not known: the next transform reused the intermediate blocks (run this direction alone to find it)";
+  std::array<Tensor3<T>, 3> partials;
+  std::array<int, 3> modes{};
+  std::vector<Placement> layout;
+  for (std::size_t s = 0; s < 3; ++s) {
+    modes[s] = schedule.stages[s].mode;
+    const BlockKind kind = schedule.stages[s].created.front().block.kind;
+    partials[s] = s == 2 ? result : gather<T>(top, transform, n, layout, kind);
+  }
+  static const std::array<const char*, 4> roman = {"none", "I", "II", "III"};
+  const int stage = first_wrong_stage(input, partials, matrices, modes);
+  return std::string("first wrong stage: ") + roman[static_cast<std::size_t>(stage)] +
+         (stage > 0 ? " (" + schedule.stages[static_cast<std::size_t>(stage - 1)].summary + ")" : "");
 }
 
 template <class T>
@@ -181,6 +204,8 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
 
   TimingReport timing = collect_timing(top, run, machine, is_complex_v<T> ? machine.complex_cost() : 1);
   timing.simulation_seconds = seconds;
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) timing.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
   timing.analytic = predict_cycles(machine, {static_cast<std::size_t>(run.p), run.block_size(), transforms, inverse_last, split});
   report.timing = timing;
 
@@ -188,10 +213,11 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
   Tensor3<T> input = x, result, y_hat;
   for (std::size_t t = 0; t < transforms; ++t) {
     std::vector<Placement> layout;
-    result = gather<T>(top, t, n, layout);
+    result = gather<T>(top, t, n, layout, top.sequencer.schedules()[t].output_kind);
     TransformOutcome& outcome = report.transforms[t];
     const auto& matrices = outcome.direction == TransformDirection::Forward ? c.forward : c.inverse;
     check_against_golden(outcome, input, result, layout, matrices, run.block_size());
+    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(top, t, n, input, result, matrices);
     outcome.measured = measured_counts(top, t, report.fma_per_multiply_add);
     if (outcome.direction == TransformDirection::Forward) y_hat = result;
     input = result;

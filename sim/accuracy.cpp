@@ -11,11 +11,15 @@ namespace torus {
 
 double gamma_bound(double n, double unit_roundoff) { return n * unit_roundoff / (1.0 - n * unit_roundoff); }
 
-double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data) {
+double stage_factor(std::size_t n, double unit_roundoff, bool complex_data, int stages) {
   const double length = static_cast<double>(n);
   const double stage = complex_data ? std::sqrt(2.0) * gamma_bound(2.0 * length, unit_roundoff)
                                     : gamma_bound(length, unit_roundoff);
-  return (1.0 + stage) * (1.0 + stage) * (1.0 + stage) - 1.0;
+  return std::pow(1.0 + stage, stages) - 1.0;
+}
+
+double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data) {
+  return stage_factor(n, unit_roundoff, complex_data, 3);
 }
 
 template <class T>
@@ -67,8 +71,9 @@ std::size_t length_of(const Extents3& e) { return std::max({e[0], e[1], e[2]}); 
 }  // namespace
 
 template <class T>
-ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude) {
-  const double factor = 2.0 * three_stage_factor(length_of(golden.extents()), unit_roundoff<T>(), is_complex_v<T>);
+ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
+                              int stages) {
+  const double factor = 2.0 * stage_factor(length_of(golden.extents()), unit_roundoff<T>(), is_complex_v<T>, stages);
   return compare(result, golden, factor, [&](std::size_t i, std::size_t j, std::size_t k) { return factor * magnitude(i, j, k); });
 }
 
@@ -79,6 +84,23 @@ ErrorReport compare_round_trip(const Tensor3<T>& x_hat, const Tensor3<T>& x, con
   return compare(x_hat, x, factor, [&](std::size_t i, std::size_t j, std::size_t k) {
     return factor * (through_y_hat(i, j, k) + through_x(i, j, k)) + defect_factor * through_x(i, j, k);
   });
+}
+
+template <class T>
+int first_wrong_stage(const Tensor3<T>& input, const std::array<Tensor3<T>, 3>& partials,
+                      const std::array<Matrix<T>, 3>& per_axis, const std::array<int, 3>& modes) {
+  Tensor3<T> golden = input;
+  Tensor3<double> magnitude(input.extents());
+  for (std::size_t i = 0; i < input.size(); ++i) magnitude.data()[i] = static_cast<double>(std::abs(input.data()[i]));
+  for (int stage = 0; stage < 3; ++stage) {
+    const auto axis = static_cast<std::size_t>(modes[static_cast<std::size_t>(stage)] - 1);
+    golden = mode_product(golden, per_axis[axis], static_cast<int>(axis + 1));
+    const Matrix<double> absolute = per_axis[axis].cwiseAbs().template cast<double>();
+    magnitude = mode_product(magnitude, absolute, static_cast<int>(axis + 1));
+    if (!compare_to_golden(partials[static_cast<std::size_t>(stage)], golden, magnitude, stage + 1).within_tolerance())
+      return stage + 1;
+  }
+  return 0;
 }
 
 template <class T>
@@ -103,10 +125,18 @@ template Tensor3<double> absolute_transform(const Tensor3<float>&, const std::ar
 template Tensor3<double> absolute_transform(const Tensor3<double>&, const std::array<Matrix<double>, 3>&);
 template Tensor3<double> absolute_transform(const Tensor3<std::complex<float>>&, const std::array<Matrix<std::complex<float>>, 3>&);
 template Tensor3<double> absolute_transform(const Tensor3<std::complex<double>>&, const std::array<Matrix<std::complex<double>>, 3>&);
-template ErrorReport compare_to_golden(const Tensor3<float>&, const Tensor3<float>&, const Tensor3<double>&);
-template ErrorReport compare_to_golden(const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&);
-template ErrorReport compare_to_golden(const Tensor3<std::complex<float>>&, const Tensor3<std::complex<float>>&, const Tensor3<double>&);
-template ErrorReport compare_to_golden(const Tensor3<std::complex<double>>&, const Tensor3<std::complex<double>>&, const Tensor3<double>&);
+template ErrorReport compare_to_golden(const Tensor3<float>&, const Tensor3<float>&, const Tensor3<double>&, int);
+template ErrorReport compare_to_golden(const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&, int);
+template ErrorReport compare_to_golden(const Tensor3<std::complex<float>>&, const Tensor3<std::complex<float>>&, const Tensor3<double>&, int);
+template ErrorReport compare_to_golden(const Tensor3<std::complex<double>>&, const Tensor3<std::complex<double>>&, const Tensor3<double>&, int);
+template int first_wrong_stage(const Tensor3<float>&, const std::array<Tensor3<float>, 3>&, const std::array<Matrix<float>, 3>&,
+                               const std::array<int, 3>&);
+template int first_wrong_stage(const Tensor3<double>&, const std::array<Tensor3<double>, 3>&, const std::array<Matrix<double>, 3>&,
+                               const std::array<int, 3>&);
+template int first_wrong_stage(const Tensor3<std::complex<float>>&, const std::array<Tensor3<std::complex<float>>, 3>&,
+                               const std::array<Matrix<std::complex<float>>, 3>&, const std::array<int, 3>&);
+template int first_wrong_stage(const Tensor3<std::complex<double>>&, const std::array<Tensor3<std::complex<double>>, 3>&,
+                               const std::array<Matrix<std::complex<double>>, 3>&, const std::array<int, 3>&);
 template ErrorReport compare_round_trip(const Tensor3<float>&, const Tensor3<float>&, const Tensor3<double>&, const Tensor3<double>&, double);
 template ErrorReport compare_round_trip(const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&, double);
 template ErrorReport compare_round_trip(const Tensor3<std::complex<float>>&, const Tensor3<std::complex<float>>&, const Tensor3<double>&,

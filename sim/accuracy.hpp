@@ -19,6 +19,8 @@ double gamma_bound(double n, double unit_roundoff);
 // real data and sqrt(2) gamma(2n) for complex data computed with real fma (each component is a
 // 2n-term real dot product).
 double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data);
+// The same for the first `stages` stages: (1 + e)^stages - 1.
+double stage_factor(std::size_t n, double unit_roundoff, bool complex_data, int stages);
 
 struct ErrorReport {
   double max_abs_error = 0;        // max_i |result_i - reference_i|
@@ -42,7 +44,15 @@ Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>& magnitude
 // Forward or inverse result against the golden reference computed with the same rounded
 // coefficients: both round, so tolerance_i = 2 F (|M| |x|)_i with F = three_stage_factor.
 template <class T>
-ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude);
+ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
+                              int stages = 3);
+
+// For a wrong result whose intermediate tensors are known (the accumulator of each stage, in
+// execution order), the first stage (1..3) whose partial result is beyond its bound, comparing
+// with the golden partial products along `modes` (the mode of each stage); 0 if none is.
+template <class T>
+int first_wrong_stage(const Tensor3<T>& input, const std::array<Tensor3<T>, 3>& partials,
+                      const std::array<Matrix<T>, 3>& per_axis, const std::array<int, 3>& modes);
 
 // Round trip x -> y_hat -> x_hat against x: tolerance_i = F (|D||y_hat| + |D||C||x|)_i
 // + ((1+d1)(1+d2)(1+d3) - 1) (|D||C||x|)_i, where d_a is the measured defect of the rounded

@@ -46,7 +46,9 @@ class ParameterSet {
   std::vector<ParameterSpec> specs_;
 };
 
-// A table of every parameter: key, unit, default, allowed, description.
+// Every parameter with key, unit, default, allowed values and description, as indented text.
 std::string format_parameter_table(const std::vector<ParameterSpec>& specs);
+// The same as a Markdown table (docs/parameters.md is generated with it).
+std::string format_parameter_markdown(const std::vector<ParameterSpec>& specs);
 
 }  // namespace torus

@@ -32,8 +32,15 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
   out += "  cycles per stage:";
   for (const StageTiming& s : t.stages)
     out += fmt::format(" {} {} {};", s.direction, roman[static_cast<std::size_t>(s.stage - 1)], s.end - s.start);
-  out += "\n  cycles per step (min/max over nodes):";
-  for (const StepTiming& s : t.steps) out += fmt::format(" {}/{}", s.min_cycles, s.max_cycles);
+  out += "\n  cycles per step (min/max over nodes, xK = K steps in a row):";
+  for (std::size_t i = 0; i < t.steps.size();) {
+    std::size_t same = 1;
+    while (i + same < t.steps.size() && t.steps[i + same].min_cycles == t.steps[i].min_cycles &&
+           t.steps[i + same].max_cycles == t.steps[i].max_cycles)
+      ++same;
+    out += fmt::format(" {}/{}", t.steps[i].min_cycles, t.steps[i].max_cycles) + (same > 1 ? fmt::format(" x{}", same) : "");
+    i += same;
+  }
   out += "\n";
   out += fmt::format("  fma issued: {} (expected 3N^4 x {} x {} = {}) {}\n", t.fma_issued, r.fma_per_multiply_add,
                      r.transforms.size(), t.fma_expected, t.fma_issued == t.fma_expected ? "OK" : "MISMATCH");
@@ -53,7 +60,8 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
   out += fmt::format("  words held per node: 4b^3+3b^2 = {}, plus {} in second buffers for rolled blocks, plus {} in link "
                      "receive buffers\n",
                      t.words_paper, t.words_second_buffers, t.words_link_buffers);
-  out += fmt::format("  simulation: {:.3f} s, {:.3g} node-cycles per second\n", t.simulation_seconds, t.node_cycles_per_second());
+  out += fmt::format("  simulation: {:.3f} s, {:.3g} node-cycles per second, peak memory {:.1f} MiB\n", t.simulation_seconds,
+                     t.node_cycles_per_second(), static_cast<double>(t.peak_memory_bytes) / (1024.0 * 1024.0));
   return out;
 }
 
@@ -112,6 +120,7 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"words_per_node", {{"paper", t.words_paper}, {"second_buffers", t.words_second_buffers},
                                        {"link_buffers", t.words_link_buffers}}},
                    {"simulation_seconds", t.simulation_seconds},
+                   {"peak_memory_bytes", t.peak_memory_bytes},
                    {"node_cycles_per_second", t.node_cycles_per_second()}};
   for (const StageTiming& s : t.stages)
     j["stages"].push_back({{"transform", s.transform}, {"direction", s.direction}, {"stage", s.stage}, {"start", s.start},

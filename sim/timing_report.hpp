@@ -64,6 +64,7 @@ struct TimingReport {
   std::uint64_t words_link_buffers = 0;   // six link receive buffers of link_buffer_words
   std::optional<AnalyticPrediction> analytic;
   double simulation_seconds = 0;          // wall time of the SystemC run itself
+  std::uint64_t peak_memory_bytes = 0;    // the process's peak resident set, after the run
 
   double seconds() const { return static_cast<double>(total_cycles) / clock_hz; }
   double utilisation() const {

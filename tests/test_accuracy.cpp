@@ -45,3 +45,21 @@ TEST_CASE("a wrong coefficient block on one axis is caught by the golden check",
   CHECK_FALSE(e.within_tolerance());
   CHECK(e.max_bound_ratio > 1e6);
 }
+
+TEST_CASE("the first wrong stage is found from the stages' partial results", "[sim][accuracy]") {
+  const std::size_t n = 6;
+  const CoefficientMatrices m = make_transform("dht", {})->matrices(n);
+  const Matrix<double> c = round_coefficients<double>(m.forward);
+  Tensor3<double> x(n, n, n);
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<double>((i * 31) % 17) / 17.0 - 0.5;
+  const std::array<int, 3> modes{3, 1, 2};  // the forward schedule's stage order
+  std::array<Tensor3<double>, 3> partials;
+  partials[0] = mode_product(x, c, 3);
+  partials[1] = mode_product(partials[0], c, 1);
+  partials[2] = mode_product(partials[1], c, 2);
+  CHECK(first_wrong_stage(x, partials, {c, c, c}, modes) == 0);
+  // A wrong block in stage II spoils stages II and III.
+  partials[1](4, 2, 1) += 1e-3;
+  partials[2] = mode_product(partials[1], c, 2);
+  CHECK(first_wrong_stage(x, partials, {c, c, c}, modes) == 2);
+}

@@ -113,6 +113,8 @@ int sc_main(int argc, char** argv) {
   schedule->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
   CLI::App* params = app.add_subcommand("params", "list every run parameter with unit, default, range and description");
+  std::string params_format = "text";
+  params->add_option("--format", params_format, "text or markdown")->check(CLI::IsMember({"text", "markdown"}));
 
   try {
     app.parse(argc, argv);
@@ -126,7 +128,8 @@ int sc_main(int argc, char** argv) {
 
   try {
     if (params->parsed()) {
-      std::cout << torus::format_parameter_table(parameters.specs());
+      std::cout << (params_format == "markdown" ? torus::format_parameter_markdown(parameters.specs())
+                                                : torus::format_parameter_table(parameters.specs()));
       return code(ExitCode::Success);
     }
     if (schedule->parsed()) return print_schedule(query);
