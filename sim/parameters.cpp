@@ -38,39 +38,48 @@ const ParameterSpec* ParameterSet::find(std::string_view key) const {
 void ParameterSet::integer(std::string key, std::int64_t& field, std::int64_t min, std::int64_t max, std::string unit,
                            std::string description) {
   const std::string allowed = "whole number from " + std::to_string(min) + " to " + std::to_string(max);
+  const auto parse = [key, min, max, allowed](std::string_view text) {
+    std::int64_t value = 0;
+    if (!parse_whole(text, value) || value < min || value > max) throw bad_value(key, text, allowed);
+    return value;
+  };
   add({key, std::move(unit), std::to_string(field), allowed, std::move(description),
-       [&field, key, min, max, allowed](std::string_view text) {
-         std::int64_t value = 0;
-         if (!parse_whole(text, value) || value < min || value > max) throw bad_value(key, text, allowed);
-         field = value;
-       }});
+       [&field, parse](std::string_view text) { field = parse(text); }, [parse](std::string_view text) { parse(text); },
+       [&field] { return std::to_string(field); }});
 }
 
 void ParameterSet::unsigned_integer(std::string key, std::uint64_t& field, std::string unit, std::string description) {
   const std::string allowed = "whole number from 0 to 18446744073709551615";
+  const auto parse = [key, allowed](std::string_view text) {
+    std::uint64_t value = 0;
+    if (!parse_whole(text, value)) throw bad_value(key, text, allowed);
+    return value;
+  };
   add({key, std::move(unit), std::to_string(field), allowed, std::move(description),
-       [&field, key, allowed](std::string_view text) {
-         std::uint64_t value = 0;
-         if (!parse_whole(text, value)) throw bad_value(key, text, allowed);
-         field = value;
-       }});
+       [&field, parse](std::string_view text) { field = parse(text); }, [parse](std::string_view text) { parse(text); },
+       [&field] { return std::to_string(field); }});
 }
 
 void ParameterSet::choice(std::string key, std::string& field, std::vector<std::string> choices, std::string description) {
   const std::string allowed = join(choices, ", ");
-  add({key, "", field, allowed, std::move(description), [&field, key, choices, allowed](std::string_view text) {
-         if (std::find(choices.begin(), choices.end(), text) == choices.end())
-           throw std::invalid_argument(bad_value(key, text, allowed).what() + suggestion(text, choices));
-         field = std::string(text);
-       }});
+  const auto parse = [key, choices, allowed](std::string_view text) {
+    if (std::find(choices.begin(), choices.end(), text) == choices.end())
+      throw std::invalid_argument(bad_value(key, text, allowed).what() + suggestion(text, choices));
+    return std::string(text);
+  };
+  add({key, "", field, allowed, std::move(description), [&field, parse](std::string_view text) { field = parse(text); },
+       [parse](std::string_view text) { parse(text); }, [&field] { return field; }});
 }
 
 void ParameterSet::text(std::string key, std::string& field, std::string allowed, std::string description,
                         std::function<void(std::string_view)> check) {
-  add({key, "", field, std::move(allowed), std::move(description), [&field, check](std::string_view text) {
-         if (check) check(text);
-         field = std::string(text);
-       }});
+  const auto parse = [check](std::string_view text) {
+    if (check) check(text);
+    return std::string(text);
+  };
+  add({key, "", field, std::move(allowed), std::move(description),
+       [&field, parse](std::string_view text) { field = parse(text); }, [parse](std::string_view text) { parse(text); },
+       [&field] { return field; }});
 }
 
 void ParameterSet::set(std::string_view key, std::string_view value) {

@@ -19,6 +19,10 @@ struct ParameterSpec {
   std::string description;
   // Parses text and stores it; throws std::invalid_argument with the key, value and allowed.
   std::function<void(std::string_view)> assign;
+  // The same checks without storing (for values a sweep will set later).
+  std::function<void(std::string_view)> check;
+  // The value now held, as text.
+  std::function<std::string()> current;
 };
 
 class ParameterSet {

@@ -1,33 +1,51 @@
-// torus-sim: the command-line front end. Every option of `run` comes from the parameter
-// declarations of RunConfig, so --help, `params` and the parser never disagree.
+// torus-sim: the command-line front end. The options of `run` and `sweep` come from the
+// parameter declarations of RunConfig and MachineConfig, so --help, `params`, scenario files
+// and the parser never disagree.
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <sysc/kernel/sc_externs.h>  // sc_main and sc_elab_and_sim, both extern "C"
 #include <nlohmann/json.hpp>
+#include <sysc/kernel/sc_externs.h>  // sc_main and sc_elab_and_sim, both extern "C"
 
 #include "models/simulation.hpp"
 #include "sim/report.hpp"
 #include "sim/run.hpp"
+#include "sim/scenario.hpp"
+#include "sim/sweep.hpp"
 #include "sim/verifier.hpp"
 
 namespace {
 
 using torus::ExitCode;
+using Settings = std::vector<std::pair<std::string, std::string>>;
 
 int code(ExitCode c) { return static_cast<int>(c); }
 
-// Adds --key for every declared parameter, applied through the declaration's own parser.
-void add_parameter_options(CLI::App& command, torus::ParameterSet& parameters) {
+// Adds --key for every declared parameter. Values are collected, not applied, so that they
+// override the scenario file, which is read after parsing.
+void add_parameter_options(CLI::App& command, const torus::ParameterSet& parameters, Settings& given) {
   for (const auto& spec : parameters.specs()) {
     const std::string help = spec.description + (spec.unit.empty() ? "" : " [" + spec.unit + "]") + " (default: " +
                              (spec.default_value.empty() ? "none" : spec.default_value) + "; allowed: " + spec.allowed + ")";
     command.add_option_function<std::string>(
-        "--" + spec.key, [&parameters, key = spec.key](const std::string& value) { parameters.set(key, value); }, help);
+        "--" + spec.key, [&given, key = spec.key](const std::string& value) { given.emplace_back(key, value); }, help);
   }
+  command.add_option_function<std::vector<std::string>>(
+      "-p,--param",
+      [&given](const std::vector<std::string>& assignments) {
+        for (const auto& a : assignments) {
+          const auto equals = a.find('=');
+          if (equals == std::string::npos || equals == 0)
+            throw CLI::ValidationError("-p", "'" + a + "' is not of the form key=value");
+          given.emplace_back(a.substr(0, equals), a.substr(equals + 1));
+        }
+      },
+      "set a parameter as key=value (repeatable)");
 }
 
 struct ScheduleQuery {
@@ -73,6 +91,17 @@ int verify_schedules(const ScheduleQuery& q) {
   return code(all_ok ? ExitCode::Success : ExitCode::GoldenMismatch);
 }
 
+void apply(torus::ParameterSet& parameters, const std::string& scenario, const Settings& given) {
+  if (!scenario.empty()) torus::load_scenario(scenario, parameters);
+  for (const auto& [key, value] : given) parameters.set(key, value);
+}
+
+std::string own_executable(const char* argv0) {
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::string(argv0) : self.string();
+}
+
 }  // namespace
 
 // Our own main, so SystemC's banner can be switched off before SystemC starts; SystemC then
@@ -85,7 +114,7 @@ int main(int argc, char** argv) {
 int sc_main(int argc, char** argv) {
   CLI::App app{"torus-sim: orbital 3D transforms on a simulated P x P x P torus of fma nodes"};
   app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "help for every command");
+  app.footer("Exit codes: 0 pass, 2 bad parameters or usage, 3 golden mismatch or illegal schedule, 4 runtime failure.");
 
   torus::RunConfig config;
   torus::MachineConfig machine;
@@ -93,11 +122,31 @@ int sc_main(int argc, char** argv) {
   config.declare(parameters);
   machine.declare(parameters);
 
-  CLI::App* run = app.add_subcommand("run", "run a transform on the torus, golden-check it and report");
-  add_parameter_options(*run, parameters);
-  std::vector<std::string> assignments;
-  run->add_option("-p,--param", assignments, "set a parameter as key=value (repeatable)");
-  run->footer("Exit codes: 0 pass, 2 bad parameters, 3 golden mismatch or illegal schedule, 4 runtime failure.");
+  Settings given;
+  std::string scenario;
+  CLI::App* run = app.add_subcommand("run", "simulate a transform on the torus, golden-check it and report");
+  run->add_option("scenario", scenario, "scenario file (YAML); options given here override it")->check(CLI::ExistingFile);
+  add_parameter_options(*run, parameters, given);
+
+  torus::SweepOptions sweep_options;
+  CLI::App* sweep = app.add_subcommand("sweep", "run every point of a scenario's sweep, each in its own process");
+  sweep->add_option("scenario", sweep_options.scenario, "scenario file (YAML) with a sweep: section")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sweep->add_option("-j,--jobs", sweep_options.jobs, "points to run at once")->check(CLI::Range(1, 256));
+  sweep->add_option("--out", sweep_options.out_dir, "results folder (default: <scenario>-results)");
+  Settings sweep_given;
+  sweep->add_option_function<std::vector<std::string>>(
+      "-p,--param",
+      [&sweep_given](const std::vector<std::string>& assignments) {
+        for (const auto& a : assignments) {
+          const auto equals = a.find('=');
+          if (equals == std::string::npos || equals == 0)
+            throw CLI::ValidationError("-p", "'" + a + "' is not of the form key=value");
+          sweep_given.emplace_back(a.substr(0, equals), a.substr(equals + 1));
+        }
+      },
+      "set a parameter for every point as key=value (repeatable)");
 
   ScheduleQuery query;
   CLI::App* schedule = app.add_subcommand("schedule", "print the orbital schedule as text or JSON");
@@ -112,7 +161,7 @@ int sc_main(int argc, char** argv) {
   schedule->add_option("--N", query.n, "tensor edge (elements)")->check(CLI::Range(1, 4096));
   schedule->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
-  CLI::App* params = app.add_subcommand("params", "list every run parameter with unit, default, range and description");
+  CLI::App* params = app.add_subcommand("params", "list every parameter with unit, default, range and description");
   std::string params_format = "text";
   params->add_option("--format", params_format, "text or markdown")->check(CLI::IsMember({"text", "markdown"}));
 
@@ -121,9 +170,6 @@ int sc_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     const int status = app.exit(e);
     return status == 0 ? 0 : code(ExitCode::UsageError);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "torus-sim: " << e.what() << '\n';
-    return code(ExitCode::UsageError);
   }
 
   try {
@@ -134,7 +180,17 @@ int sc_main(int argc, char** argv) {
     }
     if (schedule->parsed()) return print_schedule(query);
     if (verify->parsed()) return verify_schedules(query);
-    for (const auto& assignment : assignments) parameters.set_assignment(assignment);
+    if (sweep->parsed()) {
+      sweep_options.overrides = sweep_given;
+      sweep_options.executable = own_executable(argv[0]);
+      const bool tty = ::isatty(STDERR_FILENO) != 0;
+      const torus::SweepSummary summary = torus::run_sweep(sweep_options, [tty](const std::string& line) {
+        std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
+      });
+      std::cerr << (tty ? "\n" : "") << "results: " << summary.out_dir << "/results.csv and results.jsonl\n";
+      return code(summary.failed == 0 ? ExitCode::Success : ExitCode::GoldenMismatch);
+    }
+    apply(parameters, scenario, given);
     const torus::RunReport report =
         machine.engine == "systemc" ? torus::simulate(config, machine) : torus::run_functional(config);
     std::cout << torus::format_text(report);

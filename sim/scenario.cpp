@@ -1,0 +1,146 @@
+#include "sim/scenario.hpp"
+
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include <yaml-cpp/yaml.h>
+
+#include "kernels/text.hpp"
+
+namespace torus {
+namespace {
+
+std::string where(const std::string& path, const YAML::Node& node) {
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return path;
+  return path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+std::invalid_argument located(const std::string& path, const YAML::Node& node, const std::string& what) {
+  return std::invalid_argument(where(path, node) + ": " + what);
+}
+
+std::string scalar_text(const std::string& path, const YAML::Node& node, const std::string& key) {
+  if (!node.IsScalar())
+    throw located(path, node, key + ": a single value is needed here (a number or a word), not a list or a map");
+  return node.Scalar();
+}
+
+constexpr const char* reserved[] = {"description", "include", "sweep"};
+
+class Loader {
+ public:
+  Loader(ParameterSet& parameters, Scenario& scenario) : parameters_(parameters), scenario_(scenario) {}
+
+  void load(const std::string& path, int depth) {
+    if (depth > 8) throw std::invalid_argument(path + ": includes nest more than 8 deep (an include cycle?)");
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(path);
+    } catch (const YAML::BadFile&) {
+      throw std::invalid_argument(path + ": cannot be opened for reading");
+    } catch (const YAML::ParserException& e) {
+      throw std::invalid_argument(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                                  ": malformed YAML: " + e.msg);
+    }
+    if (root.IsNull()) return;
+    if (!root.IsMap()) throw located(path, root, "a scenario is a map of parameter: value");
+    if (const YAML::Node include = root["include"]) load_includes(path, include, depth);
+    for (const auto& entry : root) {
+      const std::string key = entry.first.Scalar();
+      if (key == "include") continue;
+      if (key == "description") scenario_.description = scalar_text(path, entry.second, key);
+      else if (key == "sweep") load_sweep(path, entry.second);
+      else set(path, entry.first, entry.second, key);
+    }
+  }
+
+ private:
+  void load_includes(const std::string& path, const YAML::Node& include, int depth) {
+    const auto folder = std::filesystem::path(path).parent_path();
+    const auto load_one = [&](const YAML::Node& item) {
+      const std::string relative = scalar_text(path, item, "include");
+      const auto target = (folder / relative).lexically_normal();
+      if (!std::filesystem::is_regular_file(target)) throw located(path, item, "include: '" + relative + "' is not a file");
+      load(target.string(), depth + 1);
+    };
+    if (include.IsSequence())
+      for (const auto& item : include) load_one(item);
+    else load_one(include);
+  }
+
+  void set(const std::string& path, const YAML::Node& key_node, const YAML::Node& value, const std::string& key) {
+    if (!parameters_.find(key)) {
+      std::vector<std::string> keys(std::begin(reserved), std::end(reserved));
+      for (const auto& spec : parameters_.specs()) keys.push_back(spec.key);
+      throw located(path, key_node, "unknown key '" + key + "'" + suggestion(key, keys) +
+                                        "; 'torus-sim params' lists the parameters");
+    }
+    const std::string text = scalar_text(path, value, key);
+    try {
+      parameters_.set(key, text);
+    } catch (const std::invalid_argument& e) {
+      throw located(path, value, e.what());
+    }
+    scenario_.settings.emplace_back(key, text);
+  }
+
+  void load_sweep(const std::string& path, const YAML::Node& sweep) {
+    if (!sweep.IsMap()) throw located(path, sweep, "sweep: a map of parameter: [values] is needed");
+    for (const auto& entry : sweep) {
+      const std::string key = entry.first.Scalar();
+      const ParameterSpec* spec = parameters_.find(key);
+      if (!spec) {
+        std::vector<std::string> keys;
+        for (const auto& s : parameters_.specs()) keys.push_back(s.key);
+        throw located(path, entry.first, "sweep: unknown parameter '" + key + "'" + suggestion(key, keys));
+      }
+      SweepAxis axis{key, {}};
+      const YAML::Node values = entry.second;
+      if (values.IsScalar()) axis.values.push_back(values.Scalar());
+      else if (values.IsSequence() && values.size() > 0)
+        for (const auto& v : values) axis.values.push_back(scalar_text(path, v, key));
+      else throw located(path, values, "sweep: " + key + " needs a non-empty list of values");
+      for (std::size_t i = 0; i < axis.values.size(); ++i) {
+        try {
+          spec->check(axis.values[i]);
+        } catch (const std::invalid_argument& e) {
+          throw located(path, values.IsSequence() ? values[i] : values, std::string("sweep: ") + e.what());
+        }
+      }
+      for (auto& existing : scenario_.sweep)
+        if (existing.key == key) throw located(path, entry.first, "sweep: '" + key + "' is listed twice");
+      scenario_.sweep.push_back(std::move(axis));
+    }
+  }
+
+  ParameterSet& parameters_;
+  Scenario& scenario_;
+};
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, ParameterSet& parameters) {
+  Scenario scenario;
+  scenario.path = path;
+  Loader(parameters, scenario).load(path, 0);
+  return scenario;
+}
+
+std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const Scenario& scenario) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> points(1);
+  for (const SweepAxis& axis : scenario.sweep) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> next;
+    for (const auto& point : points)
+      for (const std::string& value : axis.values) {
+        auto extended = point;
+        extended.emplace_back(axis.key, value);
+        next.push_back(std::move(extended));
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+}  // namespace torus

@@ -1,0 +1,116 @@
+// Sweeps: every point runs, and a sweep killed part-way and run again yields the same table as
+// one that was never interrupted.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+
+#include "tests/cli_runner.hpp"
+
+extern char** environ;
+
+using namespace torus;
+
+namespace {
+
+// The CSV without the two columns that measure the host (wall time, process memory).
+std::string deterministic_table(const std::string& csv_path) {
+  std::ifstream in(csv_path);
+  std::string header;
+  std::getline(in, header);
+  std::vector<std::string> names;
+  std::stringstream hs(header);
+  for (std::string name; std::getline(hs, name, ',');) names.push_back(name);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    std::stringstream ls(line);
+    std::size_t column = 0;
+    for (std::string field; std::getline(ls, field, ','); ++column)
+      if (names[column] != "wall_seconds" && names[column] != "peak_memory_bytes") out += field + ",";
+    out += "\n";
+  }
+  return out;
+}
+
+int run_sweep_cli(const std::string& scenario, const std::string& out) {
+  const std::string command = torus_sim_executable() + " sweep " + scenario + " -j 2 --out " + out + " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep killed part-way and run again gives the uninterrupted table", "[scenario][sweep]") {
+  TempDir dir;
+  const std::string scenario = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/roll-policy.yaml";
+  REQUIRE(run_sweep_cli(scenario, dir.file("whole")) == 0);
+
+  // Start the same sweep in its own process group, wait until a few points are done, then kill
+  // the group (the sweep and the points it is running) at once.
+  const std::string out = dir.file("resumed");
+  std::vector<std::string> args = {torus_sim_executable(), "sweep", scenario, "-j", "2", "--out", out};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  REQUIRE(posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ) == 0);
+  const auto finished_points = [&] {  // files NNNNN.json: one per finished point
+    std::size_t n = 0;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(out + "/points", error)) {
+      const std::string name = entry.path().filename().string();
+      n += name.size() == 10 && name.ends_with(".json") ? 1 : 0;
+    }
+    return n;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (finished_points() < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(-pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  REQUIRE(WIFSIGNALED(status));  // it was interrupted, not finished
+
+  const std::string partial = deterministic_table(out + "/results.csv");
+  const std::string whole = deterministic_table(dir.file("whole") + "/results.csv");
+  CHECK(partial != whole);  // the kill left work undone
+  REQUIRE(run_sweep_cli(scenario, out) == 0);
+  CHECK(deterministic_table(out + "/results.csv") == whole);
+}
+
+TEST_CASE("sweep points that are no valid run are dropped, bad values refused with their line", "[scenario][sweep]") {
+  TempDir dir;
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << "N: 6\ntransform: dct\ndirection: forward\nsweep:\n  P: [1, 2, 4, 6]\n";
+  REQUIRE(run_sweep_cli(scenario, dir.file("out")) == 0);
+  std::ifstream csv(dir.file("out") + "/results.csv");
+  std::size_t lines = 0;
+  for (std::string line; std::getline(csv, line);) ++lines;
+  CHECK(lines == 1 + 3);  // header + P = 1, 2, 6 (4 does not divide 6)
+
+  std::ofstream(scenario) << "N: 6\nsweep:\n  P: [1, 2]\n  fma_latency: [1, zero]\n";
+  const std::string command = torus_sim_executable() + " sweep " + scenario + " --out " + dir.file("bad") + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string output;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  CHECK(WEXITSTATUS(::pclose(pipe)) == 2);
+  CHECK_THAT(output, Catch::Contains("s.yaml:4:") && Catch::Contains("fma_latency: 'zero'"));
+}
