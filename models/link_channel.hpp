@@ -74,6 +74,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
 
   const LinkStats& stats() const { return stats_; }
+  // For waveforms: words that have arrived and wait to be taken.
+  const std::size_t& occupancy() const { return arrived_; }
   bool idle() const { return queue_.empty(); }
   Cycle latency() const { return latency_; }
 

@@ -38,6 +38,8 @@ void Node::start_of_simulation() {
   compute_done_.assign(feed->step_count(), never);
   words_sent_per_step_.assign(feed->step_count(), 0);
   fma_per_step_.assign(feed->step_count(), 0);
+  first_send_.assign(feed->step_count(), never);
+  last_send_.assign(feed->step_count(), never);
   incoming_left_ = feed->incoming_words_per_node();
   step_count_ = feed->step_count();
   schedule_ = feed.operator->();
@@ -98,6 +100,8 @@ void Node::on_clock() {
   if (issuing && issue_resume_ <= cycle) account(cycle, issued, blocked);
   if (issued > 0 || stats_.words_received + stats_.words_sent != moved_before) last_progress_ = cycle;
   if (done(cycle)) {
+    trace_busy_ = false;
+    trace_state_ = 4;
     stats_.finish_cycle = cycle;
     observer_.finished(index_, cycle);
     next_trigger(never_event_);  // nothing left: stop waking up
@@ -429,27 +433,37 @@ void Node::send(Cycle cycle) {
       buf.words[o.word].owed = false;
       ++stats_.words_sent;
       ++words_sent_per_step_[o.step];
+      if (first_send_[o.step] == never) first_send_[o.step] = cycle;
+      last_send_[o.step] = cycle;
       queue.pop_front();
     }
   }
 }
 
 void Node::account(Cycle, std::size_t issued, Blocked blocked) {
+  trace_busy_ = issued > 0;
   if (issued > 0) {
     ++stats_.busy_cycles;
+    trace_state_ = 0;
     return;
   }
-  if (step_ >= step_count_) return;  // idle: counted as the remainder at the end
+  if (step_ >= step_count_) {
+    trace_state_ = 4;  // idle: counted as the remainder at the end
+    return;
+  }
   if (blocked == Blocked::Dependency) {
     ++stats_.dependency_stalls;
+    trace_state_ = 1;
     return;
   }
   for (const std::size_t d : send_directions_)
     if (!outgoing_[d].empty() && out_links_[d]->starved_of_credit()) {
       ++stats_.backpressure_stalls;
+      trace_state_ = 3;
       return;
     }
   ++stats_.operand_stalls;
+  trace_state_ = 2;
 }
 
 bool Node::done(Cycle cycle) const {

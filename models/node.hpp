@@ -52,6 +52,11 @@ class Node : public sc_core::sc_module {
   const std::vector<Cycle>& step_start_cycles() const { return step_start_; }
   const std::vector<std::uint32_t>& words_sent_per_step() const { return words_sent_per_step_; }
   const std::vector<std::uint32_t>& fma_per_step() const { return fma_per_step_; }
+  // Per step: the cycle its last fma result became usable, and its first and last word sent
+  // (never when the step sent nothing).
+  const std::vector<Cycle>& compute_done_cycles() const { return compute_done_; }
+  const std::vector<Cycle>& first_send_cycles() const { return first_send_; }
+  const std::vector<Cycle>& last_send_cycles() const { return last_send_; }
   std::size_t index() const { return index_; }
   // Words of local memory the node allocates: the paper's 4b^3 + 3b^2 plus the second buffer
   // of every kind that rolls.
@@ -61,6 +66,10 @@ class Node : public sc_core::sc_module {
   Cycle last_progress() const { return last_progress_; }
   // The block a buffer holds (for gathering results after the run).
   const BlockId& held_block(Slot slot) const { return buffer(slot).block; }
+  // For waveforms: whether an fma issued this cycle, and what the cycle was (0 busy,
+  // 1 dependency stall, 2 waiting for operands, 3 link back-pressure, 4 idle).
+  const bool& trace_busy() const { return trace_busy_; }
+  const unsigned& trace_state() const { return trace_state_; }
   // A one-line account of what the node waits for (for diagnostics).
   std::string waiting_for(Cycle cycle) const;
 
@@ -147,6 +156,8 @@ class Node : public sc_core::sc_module {
   std::vector<Cycle> compute_done_;
   std::vector<std::uint32_t> words_sent_per_step_;
   std::vector<std::uint32_t> fma_per_step_;
+  std::vector<Cycle> first_send_;
+  std::vector<Cycle> last_send_;
   Cycle last_result_ = 0;
   std::size_t incoming_left_ = 0;
   NodeStats stats_;
@@ -170,6 +181,8 @@ class Node : public sc_core::sc_module {
   // state changes, which resets it). Saves re-checking a blocked queue head every cycle.
   std::array<Cycle, direction_count> send_retry_at_{};
   Cycle last_progress_ = 0;
+  bool trace_busy_ = false;
+  unsigned trace_state_ = 4;
   sc_core::sc_event never_event_;  // never notified: a finished node sleeps on it
 };
 

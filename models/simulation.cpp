@@ -4,7 +4,9 @@
 #include <stdexcept>
 #include <sys/resource.h>
 
+#include "models/chrome_trace.hpp"
 #include "models/torus_top.hpp"
+#include "models/vcd_trace.hpp"
 #include "sim/analytic_model.hpp"
 #include "sim/run_inputs.hpp"
 #include "sim/verifier.hpp"
@@ -99,6 +101,9 @@ TimingReport collect_timing(const TorusTop& top, const RunConfig& run, const Mac
       traffic.peak_occupancy = std::max(traffic.peak_occupancy, ls.peak_occupancy);
     }
   }
+  if (top.nodes.size() <= 16 * 16 * 16)
+    for (std::size_t i = 0; i < top.nodes.size(); ++i)
+      for (Direction d : all_directions) t.link_active_cycles.push_back(top.link(i, d).stats().active_cycles);
   t.words_paper = 4 * b * b * b + 3 * b * b;
   t.words_second_buffers = top.nodes[0].second_buffer_words();
   t.words_link_buffers = direction_count * static_cast<std::uint64_t>(machine.link_buffer(b));
@@ -185,11 +190,14 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
   config.link_latency = static_cast<Cycle>(machine.link_latency);
   config.link_rate = machine.link_rate();
   config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(run.block_size()));
-  config.fast_forward = machine.fast_forward == "on";
+  // A waveform samples every node every cycle, so nothing may be skipped while tracing.
+  config.fast_forward = machine.fast_forward == "on" && run.vcd_trace.empty();
   const auto micro = make_micro_schedule(machine.micro_schedule);
   const auto policy = make_roll_policy(machine.roll_policy);
   TorusTop top("torus", config, std::move(schedules), *micro, *policy, split, [&host] { return make_datapath(host); });
 
+  std::unique_ptr<VcdTrace> waveform;
+  if (!run.vcd_trace.empty()) waveform = std::make_unique<VcdTrace>(run.vcd_trace, top);
   const auto start = std::chrono::steady_clock::now();
   // The kernel's "simulation stopped by user" note is expected: the torus stops itself.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
@@ -202,6 +210,8 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
     throw std::runtime_error(message);
   }
 
+  waveform.reset();  // closes the file
+  if (!run.chrome_trace.empty()) write_chrome_trace(run.chrome_trace, top, machine.clock_frequency());
   TimingReport timing = collect_timing(top, run, machine, is_complex_v<T> ? machine.complex_cost() : 1);
   timing.simulation_seconds = seconds;
   rusage usage{};

@@ -131,6 +131,7 @@ nlohmann::json to_json(const TimingReport& t) {
   for (const LinkTraffic& l : t.links)
     j["links"].push_back({{"direction", l.direction}, {"words", l.words}, {"active_cycles", l.active_cycles},
                           {"peak_occupancy", l.peak_occupancy}});
+  if (!t.link_active_cycles.empty()) j["link_active_cycles"] = t.link_active_cycles;
   if (t.analytic)
     j["analytic"] = {{"cycles", t.analytic->cycles}, {"exact", t.analytic->exact}, {"regime", t.analytic->regime},
                      {"difference", static_cast<std::int64_t>(t.total_cycles) - static_cast<std::int64_t>(t.analytic->cycles)}};

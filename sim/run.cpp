@@ -80,6 +80,8 @@ Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
 RunReport run_functional(const RunConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   const ScalarType scalar = validate(config);
+  if (!config.chrome_trace.empty() || !config.vcd_trace.empty())
+    throw std::invalid_argument("chrome_trace and vcd_trace need engine: systemc (the functional engine keeps no time)");
   RunReport report = describe_run(config, scalar);
   dispatch_scalar(scalar, [&]<class T>() {
     const Tensor3<T> result = run_typed<T>(config, report);

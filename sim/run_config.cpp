@@ -30,6 +30,11 @@ void RunConfig::declare(ParameterSet& set) {
   set.text("output", output, "path of a .npy file, or empty",
            "where to write the final result in canonical order (for 'both', the round trip)");
   set.text("report_json", report_json, "path of a .json file, or empty", "where to write the run report as JSON");
+  set.text("chrome_trace", chrome_trace, "path of a .json file, or empty (at most 4096 nodes)",
+           "Chrome trace-event file (opens in Perfetto): per node, the compute and roll spans of every step");
+  set.text("vcd_trace", vcd_trace, "path of a .vcd file, or empty (at most 64 nodes)",
+           "waveform (GTKWave): per node fma-busy and stall cause, per link words sent and buffer occupancy; "
+           "steps every cycle (fast_forward is off while tracing)");
 }
 
 TransformOptions RunConfig::transform_options() const {
@@ -55,6 +60,21 @@ ScalarType validate(const RunConfig& config) {
   if (config.domain == "real" && complex)
     throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +
                                 "' or this input; the data must be complex (domain: auto or complex)");
+  for (const auto& [key, path] : {std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
+    if (!path.empty()) {
+      const auto folder = std::filesystem::path(path).parent_path();
+      if (!folder.empty() && !std::filesystem::is_directory(folder))
+        throw std::invalid_argument(std::string(key) + ": folder '" + folder.string() + "' does not exist");
+    }
+  const std::int64_t nodes = config.p * config.p * config.p;
+  if (!config.chrome_trace.empty() && nodes > 4096)
+    throw std::invalid_argument("chrome_trace: the torus has " + std::to_string(nodes) +
+                                " nodes; traces are written for at most 4096 (P <= 16)");
+  if (!config.vcd_trace.empty() && nodes > 64)
+    throw std::invalid_argument("vcd_trace: the torus has " + std::to_string(nodes) +
+                                " nodes; waveforms are written for at most 64 (P <= 4)");
+  if (!config.vcd_trace.empty() && !config.vcd_trace.ends_with(".vcd"))
+    throw std::invalid_argument("vcd_trace: '" + config.vcd_trace + "' must end in .vcd");
   if (!config.output.empty()) {
     const auto folder = std::filesystem::path(config.output).parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder))

@@ -25,6 +25,8 @@ struct RunConfig {
   std::string input;
   std::string output;
   std::string report_json;
+  std::string chrome_trace;
+  std::string vcd_trace;
 
   // Declares every field above on `set`; `set` must not outlive this config.
   void declare(ParameterSet& set);

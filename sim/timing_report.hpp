@@ -59,6 +59,9 @@ struct TimingReport {
   std::vector<StageTiming> stages;
   std::vector<StepTiming> steps;
   std::array<LinkTraffic, 6> links{};
+  // Per link (node * 6 + direction, node index q + P (r + P s)): cycles in which a word left.
+  // Kept for tori of at most 16^3 nodes, for heat maps.
+  std::vector<std::uint64_t> link_active_cycles;
   std::uint64_t words_paper = 0;          // 4 b^3 + 3 b^2
   std::uint64_t words_second_buffers = 0; // the roll policy's receive buffers
   std::uint64_t words_link_buffers = 0;   // six link receive buffers of link_buffer_words

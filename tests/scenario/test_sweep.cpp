@@ -114,3 +114,28 @@ TEST_CASE("sweep points that are no valid run are dropped, bad values refused wi
   CHECK(WEXITSTATUS(::pclose(pipe)) == 2);
   CHECK_THAT(output, Catch::Contains("s.yaml:4:") && Catch::Contains("fma_latency: 'zero'"));
 }
+
+TEST_CASE("report renders a sweep as Markdown and a self-contained HTML page with plots", "[scenario][report]") {
+  TempDir dir;
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << "N: 8\ntransform: dct\ndirection: forward\nsweep:\n  P: [2, 4, 8]\n  fma_latency: [1, 8]\n";
+  REQUIRE(run_sweep_cli(scenario, dir.file("out")) == 0);
+  const std::string command = torus_sim_executable() + " report " + dir.file("out") + " > /dev/null 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::ifstream page_file(dir.file("out") + "/report.html");
+  const std::string page((std::istreambuf_iterator<char>(page_file)), std::istreambuf_iterator<char>());
+  CHECK_THAT(page, Catch::Contains("Cycles against block size") && Catch::Contains("Cycles against node count") &&
+                       Catch::Contains("Simulated against analytic") && Catch::Contains("Link utilisation"));
+  CHECK(page.find("http") == std::string::npos);  // nothing to fetch: it opens offline
+  // Every plot is embedded, and each is a real picture, not an empty canvas.
+  std::size_t images = 0;
+  for (std::size_t at = page.find("data:image/png;base64,"); at != std::string::npos;
+       at = page.find("data:image/png;base64,", at + 1)) {
+    const std::size_t end = page.find('"', at);
+    CHECK(end - at > 10000);  // an empty 6 x 4 inch PNG is a few kB; these carry lines and text
+    ++images;
+  }
+  CHECK(images == 6);
+  CHECK(std::filesystem::exists(dir.file("out") + "/report.md"));
+  CHECK(std::filesystem::file_size(dir.file("out") + "/plots/cycles-vs-b.png") > 10000);
+}

@@ -96,6 +96,19 @@ void apply(torus::ParameterSet& parameters, const std::string& scenario, const S
   for (const auto& [key, value] : given) parameters.set(key, value);
 }
 
+// Plots are drawn by tools/report.py with Debian's matplotlib, hence Debian's interpreter.
+int render_report(const std::string& results, const std::string& out) {
+  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::string command = python + " '" + std::string(TORUS_REPORT_SCRIPT) + "' '" + results + "'";
+  if (!out.empty()) command += " --out '" + out + "'";
+  const int status = std::system(command.c_str());
+  if (status != 0) {
+    std::cerr << "torus-sim: the report could not be rendered (see the message above)\n";
+    return code(ExitCode::RuntimeFailure);
+  }
+  return code(ExitCode::Success);
+}
+
 std::string own_executable(const char* argv0) {
   std::error_code error;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -161,6 +174,11 @@ int sc_main(int argc, char** argv) {
   schedule->add_option("--N", query.n, "tensor edge (elements)")->check(CLI::Range(1, 4096));
   schedule->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
 
+  std::string results, report_out;
+  CLI::App* report_command = app.add_subcommand("report", "render saved results (a sweep folder or a run's JSON) as Markdown and HTML with plots");
+  report_command->add_option("results", results, "sweep results folder, or a --report_json file")->required()->check(CLI::ExistingPath);
+  report_command->add_option("--out", report_out, "folder for report.md, report.html and plots/");
+
   CLI::App* params = app.add_subcommand("params", "list every parameter with unit, default, range and description");
   std::string params_format = "text";
   params->add_option("--format", params_format, "text or markdown")->check(CLI::IsMember({"text", "markdown"}));
@@ -179,6 +197,7 @@ int sc_main(int argc, char** argv) {
       return code(ExitCode::Success);
     }
     if (schedule->parsed()) return print_schedule(query);
+    if (report_command->parsed()) return render_report(results, report_out);
     if (verify->parsed()) return verify_schedules(query);
     if (sweep->parsed()) {
       sweep_options.overrides = sweep_given;

@@ -1,0 +1,14 @@
+#pragma once
+// Chrome trace-event JSON of a finished run (opens in Perfetto or chrome://tracing): one track
+// per node, with a compute span (first fma to last result usable) and a roll span (first word
+// sent to last word sent) for every step. Times are in microseconds at the run's clock.
+
+#include <string>
+
+#include "models/torus_top.hpp"
+
+namespace torus {
+
+void write_chrome_trace(const std::string& path, const TorusTop& top, double clock_hz);
+
+}  // namespace torus

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Renders torus-sim results as Markdown and a self-contained HTML page with plots.
+
+  report.py RESULTS [--out DIR]
+
+RESULTS is a sweep folder (with results.jsonl and points/) or one run's JSON report
+(--report_json). The page embeds its plots as PNG data, so it opens without network access.
+Plots are chosen from what varies: cycles and utilisation against block size for each fma
+latency, cycles against node count (time against resources), the cycle breakdown per point,
+simulated against analytic cycles, and a per-link utilisation heat map of one torus plane.
+"""
+
+import argparse
+import base64
+import html
+import io
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+CLASSES = ["busy", "dependency", "operand", "backpressure", "idle"]
+DIRECTIONS = ["+Q", "-Q", "+R", "-R", "+S", "-S"]
+
+
+def load(path):
+    """Rows (one per point) and the full run reports, from a sweep folder or a report file."""
+    if os.path.isdir(path):
+        rows, reports = [], []
+        with open(os.path.join(path, "results.jsonl"), encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        for row in rows:
+            point = os.path.join(path, "points", f"{row['point']:05}.json")
+            with open(point, encoding="utf-8") as f:
+                reports.append(json.load(f).get("report"))
+        return rows, reports
+    with open(path, encoding="utf-8") as f:
+        report = json.load(f)
+    t = report.get("timing", {})
+    row = {"point": 0, "status": "ok" if report.get("passed") else "failed", "N": report["N"], "P": report["P"],
+           "transform": report["transform"], "alpha": report["alpha"], "passed": report.get("passed"),
+           "total_cycles": t.get("total_cycles"), "utilisation": t.get("utilisation"),
+           "analytic_cycles": t.get("analytic", {}).get("cycles"), "seconds": t.get("seconds")}
+    row.update(report.get("machine", {}))
+    for c in CLASSES:
+        row["cycles_" + c] = t.get("node_cycles", {}).get(c)
+    return [row], [report]
+
+
+def number(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def varying(rows, key):
+    return len({str(r.get(key)) for r in rows}) > 1
+
+
+def figure_png(fig):
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def block_size(row):
+    return int(row["N"]) // int(row["P"])
+
+
+def plot_against_b(rows, value, label, title):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    groups = {}
+    for r in rows:
+        if number(r.get(value)) is not None:
+            groups.setdefault(r.get("fma_latency", "?"), []).append((block_size(r), number(r[value])))
+    for latency in sorted(groups, key=lambda v: number(v) or 0):
+        pts = sorted(groups[latency])
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"L = {latency}")
+    ax.set_xscale("log", base=2)
+    if value == "total_cycles":
+        ax.set_yscale("log")
+    ax.set_xlabel("block size b = N / P")
+    ax.set_ylabel(label)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    return figure_png(fig)
+
+
+def plot_front(rows):
+    fig, ax = plt.subplots(figsize=(6, 4))
+    pts = sorted((int(r["P"]) ** 3, number(r["total_cycles"]), block_size(r)) for r in rows if number(r.get("total_cycles")))
+    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o")
+    for nodes, cycles, b in pts:
+        ax.annotate(f"b={b}", (nodes, cycles), textcoords="offset points", xytext=(4, 4), fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("nodes P^3")
+    ax.set_ylabel("cycles")
+    ax.set_title("Time against resources")
+    ax.grid(True, which="both", alpha=0.3)
+    return figure_png(fig)
+
+
+def plot_breakdown(rows):
+    fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(rows) + 2), 4))
+    bottom = [0.0] * len(rows)
+    labels = [str(r["point"]) for r in rows]
+    for c in CLASSES:
+        values = []
+        for r in rows:
+            total = sum(number(r.get("cycles_" + k)) or 0 for k in CLASSES) or 1
+            values.append(100.0 * (number(r.get("cycles_" + c)) or 0) / total)
+        ax.bar(labels, values, bottom=bottom, label=c)
+        bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_xlabel("point")
+    ax.set_ylabel("% of node-cycles")
+    ax.set_title("Where the cycles go")
+    ax.legend(fontsize=8, loc="lower right")
+    return figure_png(fig)
+
+
+def plot_analytic(rows):
+    pts = [(number(r["analytic_cycles"]), number(r["total_cycles"]), r.get("analytic_exact")) for r in rows
+           if number(r.get("analytic_cycles")) and number(r.get("total_cycles"))]
+    if not pts:
+        return None
+    fig, ax = plt.subplots(figsize=(5, 5))
+    for exact, marker, label in ((True, "o", "exact regime"), (False, "x", "approximate regime")):
+        sel = [p for p in pts if bool(p[2]) == exact or (p[2] is None and not exact)]
+        if sel:
+            ax.scatter([p[0] for p in sel], [p[1] for p in sel], marker=marker, label=label)
+    lo, hi = min(min(p[0], p[1]) for p in pts), max(max(p[0], p[1]) for p in pts)
+    ax.plot([lo, hi], [lo, hi], color="grey", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("analytic model (cycles)")
+    ax.set_ylabel("simulated (cycles)")
+    ax.set_title("Simulated against analytic")
+    ax.legend()
+    return figure_png(fig)
+
+
+def plot_heatmap(report):
+    t = (report or {}).get("timing", {})
+    active = t.get("link_active_cycles")
+    if not active:
+        return None
+    p, total = int(report["P"]), max(int(t["total_cycles"]), 1)
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), constrained_layout=True)
+    for axis_index, (ax, name) in enumerate(zip(axes, ("Q", "R", "S"))):
+        grid = [[0.0] * p for _ in range(p)]
+        for r in range(p):
+            for q in range(p):
+                node = q + p * r  # the plane S = 0
+                both = active[node * 6 + 2 * axis_index] + active[node * 6 + 2 * axis_index + 1]
+                grid[r][q] = 100.0 * both / total
+        image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=100)
+        ax.set_title(f"links along {name}")
+        ax.set_xlabel("Q")
+        ax.set_ylabel("R")
+        ax.xaxis.get_major_locator().set_params(integer=True)
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        fig.colorbar(image, ax=ax, label="% of cycles sending (+ and - links)")
+    fig.suptitle("Link utilisation on the plane S = 0")
+    return figure_png(fig)
+
+
+def table(rows):
+    keys = ["point", "status", "N", "P", "transform", "alpha", "direction", "fma_latency", "fma_per_cycle",
+            "link_words_per_cycle", "link_latency", "roll_policy", "micro_schedule", "total_cycles", "analytic_cycles",
+            "seconds", "utilisation", "max_rel_error", "passed"]
+    keys = [k for k in keys if any(k in r for r in rows)]
+
+    def cell(v):
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return "" if v is None else str(v)
+
+    return keys, [[cell(r.get(k)) for k in keys] for r in rows]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results")
+    parser.add_argument("--out", help="folder for report.md, report.html and plots/ (default: next to the results)")
+    args = parser.parse_args()
+    rows, reports = load(args.results)
+    if not rows:
+        sys.exit(f"{args.results}: no finished points to report")
+    out = args.out or (args.results if os.path.isdir(args.results) else os.path.splitext(args.results)[0] + "-report")
+    os.makedirs(os.path.join(out, "plots"), exist_ok=True)
+
+    plots = []
+    ok = [r for r in rows if r.get("status") == "ok" and number(r.get("total_cycles"))]
+    if ok and varying(ok, "P") and not varying(ok, "N"):
+        plots.append(("cycles-vs-b", "Cycles against block size", plot_against_b(ok, "total_cycles", "cycles", "Cycles against b")))
+        plots.append(("utilisation-vs-b", "fma-unit utilisation against block size and latency",
+                      plot_against_b(ok, "utilisation", "utilisation", "Utilisation against b and L")))
+        plots.append(("front", "Cycles against node count at fixed N", plot_front(ok)))
+    if ok:
+        plots.append(("breakdown", "Node-cycle breakdown per point", plot_breakdown(ok)))
+        analytic = plot_analytic(ok)
+        if analytic:
+            plots.append(("analytic", "Simulated against analytic cycles", analytic))
+    heat = next((plot_heatmap(rep) for rep in reports if rep and rep.get("timing", {}).get("link_active_cycles")), None)
+    if heat:
+        plots.append(("links", "Link utilisation on one torus plane (first point)", heat))
+
+    keys, cells = table(rows)
+    title = f"torus-sim report: {os.path.basename(os.path.abspath(args.results))}"
+    failed = sum(1 for r in rows if r.get("status") != "ok")
+    summary = f"{len(rows)} point(s), {failed} failed."
+    md = [f"# {title}", "", summary, "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    md += ["| " + " | ".join(c) + " |" for c in cells]
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(summary)}</p>"]
+    for name, caption, png in plots:
+        with open(os.path.join(out, "plots", name + ".png"), "wb") as f:
+            f.write(png)
+        md += ["", f"## {caption}", "", f"![{caption}](plots/{name}.png)"]
+        data = base64.b64encode(png).decode("ascii")
+        body.append(f"<h2>{html.escape(caption)}</h2><img alt=\"{html.escape(caption)}\" src=\"data:image/png;base64,{data}\">")
+    body.append("<h2>Points</h2><table><tr>" + "".join(f"<th>{html.escape(k)}</th>" for k in keys) + "</tr>")
+    body += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in cells]
+    body.append("</table>")
+    style = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}"
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}img{max-width:100%}")
+    page = f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title><style>{style}</style></head>" \
+           f"<body>{''.join(body)}</body></html>\n"
+    for name, text in (("report.md", "\n".join(md) + "\n"), ("report.html", page)):
+        temporary = os.path.join(out, name + ".tmp")
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, os.path.join(out, name))
+    print(f"{os.path.join(out, 'report.html')} and report.md with {len(plots)} plots")
+
+
+if __name__ == "__main__":
+    main()
