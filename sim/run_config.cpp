@@ -1,7 +1,9 @@
 #include "sim/run_config.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <unistd.h>
 
 #include "kernels/npy.hpp"
 
@@ -45,6 +47,27 @@ TransformOptions RunConfig::transform_options() const {
   return options;
 }
 
+namespace {
+
+// Refuses, before any work, an output path whose folder is missing or not writable: found out
+// after a long simulation, it would waste the run.
+void check_writable(std::string_view key, const std::string& path) {
+  if (path.empty()) return;
+  const auto target = std::filesystem::path(path);
+  const auto folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+  if (!std::filesystem::is_directory(folder))
+    throw std::invalid_argument(std::string(key) + ": folder '" + folder.string() + "' does not exist");
+  const auto probe = folder / (".torus-sim-write-check-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(probe);
+    if (!out) throw std::invalid_argument(std::string(key) + ": cannot write in folder '" + folder.string() + "'");
+  }
+  std::error_code ignored;
+  std::filesystem::remove(probe, ignored);
+}
+
+}  // namespace
+
 ScalarType validate(const RunConfig& config) {
   if (config.n % config.p != 0)
     throw std::invalid_argument("P: " + std::to_string(config.p) + " does not divide N = " + std::to_string(config.n) +
@@ -60,12 +83,9 @@ ScalarType validate(const RunConfig& config) {
   if (config.domain == "real" && complex)
     throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +
                                 "' or this input; the data must be complex (domain: auto or complex)");
-  for (const auto& [key, path] : {std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
-    if (!path.empty()) {
-      const auto folder = std::filesystem::path(path).parent_path();
-      if (!folder.empty() && !std::filesystem::is_directory(folder))
-        throw std::invalid_argument(std::string(key) + ": folder '" + folder.string() + "' does not exist");
-    }
+  for (const auto& [key, path] : {std::pair{"output", config.output}, std::pair{"report_json", config.report_json},
+                                   std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
+    check_writable(key, path);
   const std::int64_t nodes = config.p * config.p * config.p;
   if (!config.chrome_trace.empty() && nodes > 4096)
     throw std::invalid_argument("chrome_trace: the torus has " + std::to_string(nodes) +
@@ -75,11 +95,6 @@ ScalarType validate(const RunConfig& config) {
                                 " nodes; waveforms are written for at most 64 (P <= 4)");
   if (!config.vcd_trace.empty() && !config.vcd_trace.ends_with(".vcd"))
     throw std::invalid_argument("vcd_trace: '" + config.vcd_trace + "' must end in .vcd");
-  if (!config.output.empty()) {
-    const auto folder = std::filesystem::path(config.output).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder))
-      throw std::invalid_argument("output: folder '" + folder.string() + "' does not exist");
-  }
   return {parse_precision(config.precision), complex ? Domain::Complex : Domain::Real};
 }
 
