@@ -1,7 +1,10 @@
 #include "models/link_channel.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace torus {
 
@@ -30,11 +33,28 @@ bool LinkChannel::can_send(Cycle cycle) {
   return !starved_;
 }
 
-void LinkChannel::send(Cycle cycle, const LinkWord& word) {
+void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
   if (!can_send(cycle)) throw std::logic_error(std::string(name()) + ": send without a free link and a credit");
   const std::int64_t start = std::max(next_free_tick_, static_cast<std::int64_t>(cycle) * rate_.num);
   next_free_tick_ = start + rate_.den;
   --credits_;
+  LinkWord word = sent;
+  if (fault_ && fault_record_.empty() && cycle >= fault_->from) {
+    const std::string what = fmt::format("word {} of {} (for step {}) on link {} at cycle {}", word.index,
+                                         to_string(word.block), word.step, fault_->label, cycle);
+    if (fault_->drop) {
+      fault_record_ = "dropped " + what;
+      ++stats_.words_sent;  // it left; it never arrives, and its credit never returns
+      return;
+    }
+    double real = word.value.real();
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &real, sizeof bits);
+    bits ^= std::uint64_t{1} << fault_->bit;
+    std::memcpy(&real, &bits, sizeof bits);
+    fault_record_ = fmt::format("flipped bit {} of {}: {} became {}", fault_->bit, what, word.value.real(), real);
+    word.value = {real, word.value.imag()};
+  }
   queue_.push_back({word, cycle + latency_});
   if (hint_ && cycle + latency_ < hint_->next) {
     hint_->next = cycle + latency_;

@@ -11,6 +11,7 @@
 //   `latency` cycles later. With no credit the sender stalls. Words are never lost, duplicated
 //   or reordered.
 
+#include <optional>
 #include <string>
 
 #include "models/link_word.hpp"
@@ -53,6 +54,14 @@ class LinkReceiveIf : public virtual sc_core::sc_interface {
   virtual void attach_arrival_hint(ArrivalHint* hint) = 0;
 };
 
+// A fault the channel injects into the first word it sends at or after `from`.
+struct LinkFault {
+  bool drop = false;  // lose the word; otherwise flip `bit` of its real part (as a 64-bit double)
+  int bit = 52;
+  Cycle from = 0;
+  std::string label;  // which link, for the record: "(0,0,0) +Q"
+};
+
 struct LinkStats {
   std::uint64_t words_sent = 0;
   std::uint64_t active_cycles = 0;        // cycles in which at least one word left
@@ -77,6 +86,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // For waveforms: words that have arrived and wait to be taken.
   const std::size_t& occupancy() const { return arrived_; }
   bool idle() const { return queue_.empty(); }
+  void inject(LinkFault fault) { fault_ = std::move(fault); }
+  // What the injected fault did, once it has fired; empty before.
+  const std::string& fault_record() const { return fault_record_; }
   Cycle latency() const { return latency_; }
 
  private:
@@ -95,6 +107,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   Cycle last_active_cycle_ = never;
   bool starved_ = false;
   ArrivalHint* hint_ = nullptr;
+  std::optional<LinkFault> fault_;
+  std::string fault_record_;
   RingQueue<InFlight> queue_;           // sent, not popped, in order
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
   RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender

@@ -1,6 +1,7 @@
 #include "models/node.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -90,7 +91,10 @@ void Node::on_clock() {
   receive(cycle);
   Blocked blocked = Blocked::None;
   std::size_t issued = 0;
-  const bool issuing = cycle >= issue_resume_;
+  if (cycle >= stuck_from_ && fault_record_.empty())
+    fault_record_ = name() + std::string(" stopped issuing at cycle ") + std::to_string(cycle) + " (global step " +
+                    std::to_string(step_) + ", fma " + std::to_string(next_instruction_) + ")";
+  const bool issuing = cycle >= issue_resume_ && cycle < stuck_from_;
   if (issuing) {
     Cycle limit = never;
     if (can_fast_forward(cycle, limit)) fast_forward(cycle, limit);
@@ -122,7 +126,7 @@ bool Node::can_fast_forward(Cycle cycle, Cycle& limit) const {
     return false;
   for (const std::size_t d : send_directions_)
     if (!outgoing_[d].empty() && send_retry_at_[d] != never) return false;
-  limit = never;
+  limit = stuck_from_;  // a fault may stop the unit: issue nothing ahead of it
   if (incoming_left_ > 0)
     for (const std::size_t d : receive_directions_) limit = std::min(limit, arrival_hint_[d].next);
   return limit > cycle + 1;
@@ -248,6 +252,19 @@ void Node::load_transform(std::size_t transform, Cycle cycle) {
     const Slot s = slot_of(p.block.kind, step_);
     datapath_->load(s, p.block, transform);
     place_block(s, p.block, cycle, static_cast<std::uint32_t>(step_));
+    if (corrupt_bit_ >= 0 && fault_record_.empty() && is_coefficient(p.block.kind)) {
+      const std::complex<double> value = datapath_->read(s, 0);
+      double real = value.real();
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &real, sizeof bits);
+      bits ^= std::uint64_t{1} << corrupt_bit_;
+      std::memcpy(&real, &bits, sizeof bits);
+      datapath_->write(s, 0, {real, value.imag()});
+      std::ostringstream record;
+      record << "flipped bit " << corrupt_bit_ << " of word 0 of coefficient block " << to_string(p.block) << " in "
+             << name() << ": " << value.real() << " became " << datapath_->read(s, 0).real();
+      fault_record_ = record.str();
+    }
   }
 }
 
@@ -475,7 +492,7 @@ bool Node::done(Cycle cycle) const {
 
 std::string Node::waiting_for(Cycle cycle) const {
   std::ostringstream out_text;
-  out_text << name() << ": ";
+  if (cycle >= stuck_from_) out_text << "stuck by the injected fault since cycle " << stuck_from_ << "; ";
   if (step_ >= feed->step_count()) {
     out_text << "all fma issued";
   } else {

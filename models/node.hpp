@@ -70,6 +70,12 @@ class Node : public sc_core::sc_module {
   // 1 dependency stall, 2 waiting for operands, 3 link back-pressure, 4 idle).
   const bool& trace_busy() const { return trace_busy_; }
   const unsigned& trace_state() const { return trace_state_; }
+  // Faults: stop issuing fma from `cycle` on; flip `bit` of the first coefficient word loaded.
+  void inject_stuck(Cycle cycle) { stuck_from_ = cycle; }
+  void inject_corrupt_coefficient(int bit) { corrupt_bit_ = bit; }
+  const std::string& fault_record() const { return fault_record_; }
+  // How far the node got: (step, fma within it), for ordering diagnostics.
+  std::pair<std::size_t, std::size_t> progress() const { return {step_, next_instruction_}; }
   // A one-line account of what the node waits for (for diagnostics).
   std::string waiting_for(Cycle cycle) const;
 
@@ -181,6 +187,9 @@ class Node : public sc_core::sc_module {
   // state changes, which resets it). Saves re-checking a blocked queue head every cycle.
   std::array<Cycle, direction_count> send_retry_at_{};
   Cycle last_progress_ = 0;
+  Cycle stuck_from_ = never;
+  int corrupt_bit_ = -1;
+  std::string fault_record_;
   bool trace_busy_ = false;
   unsigned trace_state_ = 4;
   sc_core::sc_event never_event_;  // never notified: a finished node sleeps on it

@@ -172,7 +172,7 @@ std::string locate_wrong_stage(const TorusTop& top, std::size_t transform, std::
 }
 
 template <class T>
-Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, RunReport& report) {
+Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report) {
   const CoefficientSet<T> c = make_coefficients<T>(run);
   report.inverse_defects = c.defects;
   const Tensor3<T> x = make_input<T>(run);
@@ -192,6 +192,15 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
   config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(run.block_size()));
   // A waveform samples every node every cycle, so nothing may be skipped while tracing.
   config.fast_forward = machine.fast_forward == "on" && run.vcd_trace.empty();
+  config.fault = fault.kind();
+  if (config.fault != FaultKind::None) {
+    config.fault_node = config.shape.index_of(fault.node());
+    config.fault_link = fault.link();
+    config.fault_cycle = static_cast<Cycle>(fault.fault_cycle);
+    config.fault_bit = static_cast<int>(fault.fault_bit);
+  }
+  const Rational rate = machine.link_rate();
+  config.watchdog_cycles = fault.watchdog(machine.fma_latency, machine.link_latency, (rate.den + rate.num - 1) / rate.num);
   const auto micro = make_micro_schedule(machine.micro_schedule);
   const auto policy = make_roll_policy(machine.roll_policy);
   TorusTop top("torus", config, std::move(schedules), *micro, *policy, split, [&host] { return make_datapath(host); });
@@ -203,11 +212,17 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.fault = top.fault_record();
+  if (fault.kind() != FaultKind::None && report.fault.empty())
+    report.fault = "fault " + fault.fault + " was set but never fired (nothing passed its place after cycle " +
+                   std::to_string(fault.fault_cycle) + ")";
   if (!top.completed()) {
     std::string message = "no fma issued and no word moved for " + std::to_string(config.watchdog_cycles) +
-                          " cycles while work remains; waiting nodes:";
+                          " cycles while work remains; " + std::to_string(top.stall_report().size()) +
+                          " nodes wait (the first 8):";
     for (std::size_t i = 0; i < top.stall_report().size() && i < 8; ++i) message += "\n  " + top.stall_report()[i];
-    throw std::runtime_error(message);
+    if (!report.fault.empty()) message += "\ninjected fault: " + report.fault;
+    throw StallError(message);
   }
 
   waveform.reset();  // closes the file
@@ -238,9 +253,10 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, Ru
 
 }  // namespace
 
-RunReport simulate(const RunConfig& run, const MachineConfig& machine) {
+RunReport simulate(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault) {
   const auto start = std::chrono::steady_clock::now();
   const ScalarType scalar = validate(run);
+  validate(fault, static_cast<int>(run.p));
   machine.link_rate();
   machine.clock_frequency();
   RunReport report = describe_run(run, scalar);
@@ -248,7 +264,7 @@ RunReport simulate(const RunConfig& run, const MachineConfig& machine) {
   if (scalar.domain == Domain::Complex) report.fma_per_multiply_add = machine.complex_cost();
   report.machine = machine_echo(machine);
   dispatch_scalar(scalar, [&]<class T>() {
-    const Tensor3<T> result = simulate_typed<T>(run, machine, report);
+    const Tensor3<T> result = simulate_typed<T>(run, machine, fault, report);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_run_outputs(run, report, result);
   });

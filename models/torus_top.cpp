@@ -39,6 +39,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
       nodes[neighbour].in[static_cast<std::size_t>(opposite(d))](channel);
     }
   }
+  inject_fault();
   sc_core::sc_spawn_options options;
   options.spawn_method();
   options.dont_initialize();
@@ -46,16 +47,43 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
 }
 
+void TorusTop::inject_fault() {
+  const TorusShape& shape = config_.shape;
+  switch (config_.fault) {
+    case FaultKind::None: return;
+    case FaultKind::BitFlip:
+    case FaultKind::DropWord:
+      links[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)].inject(
+          {config_.fault == FaultKind::DropWord, config_.fault_bit, config_.fault_cycle,
+           to_string(shape.coord_of(config_.fault_node)) + " " + to_string(config_.fault_link)});
+      return;
+    case FaultKind::StuckNode: nodes[config_.fault_node].inject_stuck(config_.fault_cycle); return;
+    case FaultKind::CorruptCoefficient: nodes[config_.fault_node].inject_corrupt_coefficient(config_.fault_bit); return;
+  }
+}
+
+std::string TorusTop::fault_record() const {
+  if (config_.fault == FaultKind::BitFlip || config_.fault == FaultKind::DropWord)
+    return links[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)].fault_record();
+  if (config_.fault == FaultKind::None) return "";
+  return nodes[config_.fault_node].fault_record();
+}
+
 void TorusTop::watch() {
   const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks();
   // Look at the nodes only now and then: progress is rare to lose and costly to poll.
-  if (completed() || cycle % 1024 != 0 || cycle < config_.watchdog_cycles) return;
+  if (completed() || cycle % 64 != 0 || cycle < config_.watchdog_cycles) return;
   Cycle last_progress = 0;
   for (const Node& node : nodes) last_progress = std::max(last_progress, node.last_progress());
   if (cycle < last_progress + config_.watchdog_cycles) return;
   watchdog_fired_ = true;
+  // The nodes that got least far come first: the cause of a stall is usually among them.
+  std::vector<const Node*> waiting;
   for (const Node& node : nodes)
-    if (!node.finished()) stall_report_.push_back(node.waiting_for(cycle));
+    if (!node.finished()) waiting.push_back(&node);
+  std::stable_sort(waiting.begin(), waiting.end(), [](const Node* a, const Node* b) { return a->progress() < b->progress(); });
+  for (const Node* node : waiting)
+    stall_report_.push_back("node " + to_string(config_.shape.coord_of(node->index())) + ": " + node->waiting_for(cycle));
   sc_core::sc_stop();
 }
 

@@ -11,6 +11,7 @@
 #include "models/link_channel.hpp"
 #include "models/node.hpp"
 #include "models/sequencer.hpp"
+#include "sim/fault_config.hpp"
 #include "sim/geometry.hpp"
 #include "sim/rational.hpp"
 #include "sim/roll_policy.hpp"
@@ -26,6 +27,11 @@ struct TopConfig {
   std::uint64_t link_buffer_words = 1;
   Cycle watchdog_cycles = 100000;
   bool fast_forward = true;
+  FaultKind fault = FaultKind::None;
+  std::size_t fault_node = 0;
+  Direction fault_link = Direction::PlusQ;
+  Cycle fault_cycle = 0;
+  int fault_bit = 52;
 };
 
 class TorusTop : public sc_core::sc_module {
@@ -49,9 +55,12 @@ class TorusTop : public sc_core::sc_module {
   bool watchdog_fired() const { return watchdog_fired_; }
   const std::vector<std::string>& stall_report() const { return stall_report_; }
   Cycle period_ticks() const { return clock.period().value(); }
+  // What the injected fault did, or empty if none was set or it never fired.
+  std::string fault_record() const;
 
  private:
   void watch();
+  void inject_fault();
 
   TopConfig config_;
   std::size_t finished_nodes_ = 0;

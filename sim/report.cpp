@@ -94,6 +94,7 @@ std::string format_text(const RunReport& r) {
   }
   if (r.round_trip) out += fmt::format("round trip inverse(forward(x)) vs x: {}\n", error_line(*r.round_trip));
   if (r.timing) out += timing_text(r, *r.timing);
+  if (!r.fault.empty()) out += "injected fault: " + r.fault + "\n";
   out += fmt::format("result: {} ({:.3f} s)\n", r.passed() ? "PASS" : "FAIL", r.wall_seconds);
   return out;
 }
@@ -174,6 +175,7 @@ nlohmann::json to_json(const RunReport& r) {
   }
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
   j["engine"] = r.engine;
+  if (!r.fault.empty()) j["fault"] = r.fault;
   if (!r.machine.empty()) {
     nlohmann::json machine = nlohmann::json::object();
     for (const auto& [key, value] : r.machine) machine[key] = value;

@@ -15,7 +15,7 @@
 namespace torus {
 
 // Process exit codes of torus-sim, distinct per failure class.
-enum class ExitCode : int { Success = 0, UsageError = 2, GoldenMismatch = 3, RuntimeFailure = 4 };
+enum class ExitCode : int { Success = 0, UsageError = 2, GoldenMismatch = 3, RuntimeFailure = 4, Stalled = 5 };
 
 struct TransformOutcome {
   TransformDirection direction = TransformDirection::Forward;
@@ -42,6 +42,7 @@ struct RunReport {
   std::optional<ErrorReport> round_trip;
   std::vector<double> inverse_defects;  // per axis, for the round-trip bound
   std::vector<std::pair<std::string, std::string>> machine;  // timing parameters, as set
+  std::string fault;  // what an injected fault did, or empty
   std::optional<TimingReport> timing;
   double wall_seconds = 0;
 

@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "kernels/npy.hpp"
-#include "sim/machine_config.hpp"
-#include "sim/run_config.hpp"
+#include "sim/parameter_bundle.hpp"
 #include "sim/scenario.hpp"
 
 extern char** environ;
@@ -37,11 +36,8 @@ struct Point {
 
 // Every parameter's value for one point, from fresh declarations so nothing leaks between points.
 std::vector<std::pair<std::string, std::string>> effective_parameters(const std::string& scenario, const Settings& overrides) {
-  RunConfig run;
-  MachineConfig machine;
-  ParameterSet set;
-  run.declare(set);
-  machine.declare(set);
+  ParameterBundle bundle;
+  ParameterSet& set = bundle.set;
   load_scenario(scenario, set);
   for (const auto& [key, value] : overrides) set.set(key, value);
   std::vector<std::pair<std::string, std::string>> values;
@@ -56,12 +52,8 @@ std::string value_of(const Point& p, const std::string& key) {
 }
 
 std::vector<Point> plan_points(const SweepOptions& options, std::size_t& dropped) {
-  RunConfig run;
-  MachineConfig machine;
-  ParameterSet set;
-  run.declare(set);
-  machine.declare(set);
-  const Scenario scenario = load_scenario(options.scenario, set);
+  ParameterBundle bundle;
+  const Scenario scenario = load_scenario(options.scenario, bundle.set);
   std::vector<Point> points;
   for (auto& swept : sweep_points(scenario)) {
     Point p;

@@ -122,7 +122,7 @@ def plot_breakdown(rows):
     ax.set_xlabel("point")
     ax.set_ylabel("% of node-cycles")
     ax.set_title("Where the cycles go")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, bbox_to_anchor=(1.01, 1), loc="upper left")
     return figure_png(fig)
 
 
@@ -221,8 +221,10 @@ def main():
     md += ["| " + " | ".join(c) + " |" for c in cells]
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(summary)}</p>"]
     for name, caption, png in plots:
-        with open(os.path.join(out, "plots", name + ".png"), "wb") as f:
+        target = os.path.join(out, "plots", name + ".png")
+        with open(target + ".tmp", "wb") as f:  # renamed into place: never a truncated picture
             f.write(png)
+        os.replace(target + ".tmp", target)
         md += ["", f"## {caption}", "", f"![{caption}](plots/{name}.png)"]
         data = base64.b64encode(png).decode("ascii")
         body.append(f"<h2>{html.escape(caption)}</h2><img alt=\"{html.escape(caption)}\" src=\"data:image/png;base64,{data}\">")

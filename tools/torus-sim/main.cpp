@@ -13,6 +13,7 @@
 #include <sysc/kernel/sc_externs.h>  // sc_main and sc_elab_and_sim, both extern "C"
 
 #include "models/simulation.hpp"
+#include "sim/parameter_bundle.hpp"
 #include "sim/report.hpp"
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
@@ -127,13 +128,13 @@ int main(int argc, char** argv) {
 int sc_main(int argc, char** argv) {
   CLI::App app{"torus-sim: orbital 3D transforms on a simulated P x P x P torus of fma nodes"};
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 pass, 2 bad parameters or usage, 3 golden mismatch or illegal schedule, 4 runtime failure.");
+  app.footer("Exit codes: 0 pass, 2 bad parameters or usage, 3 golden mismatch or illegal schedule, 4 runtime failure, "
+             "5 stalled (the watchdog stopped a run that made no progress).");
 
-  torus::RunConfig config;
-  torus::MachineConfig machine;
-  torus::ParameterSet parameters;
-  config.declare(parameters);
-  machine.declare(parameters);
+  torus::ParameterBundle bundle;
+  torus::RunConfig& config = bundle.run;
+  torus::MachineConfig& machine = bundle.machine;
+  torus::ParameterSet& parameters = bundle.set;
 
   Settings given;
   std::string scenario;
@@ -211,7 +212,7 @@ int sc_main(int argc, char** argv) {
     }
     apply(parameters, scenario, given);
     const torus::RunReport report =
-        machine.engine == "systemc" ? torus::simulate(config, machine) : torus::run_functional(config);
+        machine.engine == "systemc" ? torus::simulate(config, machine, bundle.fault) : torus::run_functional(config);
     std::cout << torus::format_text(report);
     if (!report.passed()) {
       std::cerr << "torus-sim: golden check failed\n";
@@ -221,6 +222,9 @@ int sc_main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "torus-sim: " << e.what() << '\n';
     return code(ExitCode::UsageError);
+  } catch (const torus::StallError& e) {
+    std::cerr << "torus-sim: stalled: " << e.what() << '\n';
+    return code(ExitCode::Stalled);
   } catch (const std::exception& e) {
     std::cerr << "torus-sim: " << e.what() << '\n';
     return code(ExitCode::RuntimeFailure);

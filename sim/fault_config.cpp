@@ -1,0 +1,69 @@
+#include "sim/fault_config.hpp"
+
+#include <stdexcept>
+
+#include "kernels/text.hpp"
+
+namespace torus {
+namespace {
+
+NodeCoord parse_node(std::string_view text) {
+  const auto parts = split(text, ',');
+  NodeCoord node;
+  try {
+    if (parts.size() != 3) throw std::invalid_argument("");
+    node = {std::stoi(parts[0]), std::stoi(parts[1]), std::stoi(parts[2])};
+  } catch (const std::exception&) {
+    throw std::invalid_argument("fault_node: '" + std::string(text) + "' is not allowed; allowed: three coordinates q,r,s");
+  }
+  return node;
+}
+
+Direction parse_link(std::string_view text) {
+  for (Direction d : all_directions)
+    if (to_string(d) == text) return d;
+  throw std::invalid_argument("fault_link: '" + std::string(text) + "' is not allowed; allowed: +Q, -Q, +R, -R, +S, -S");
+}
+
+}  // namespace
+
+void FaultConfig::declare(ParameterSet& set) {
+  set.choice("fault", fault, {"none", "bit_flip", "drop_word", "stuck_node", "corrupt_coefficient"},
+             "inject one fault: flip a bit of a word on a link, drop a word, stop a node issuing, or corrupt a "
+             "coefficient; data faults are caught by the golden check, lost work by the watchdog");
+  set.text("fault_node", fault_node, "coordinates q,r,s inside the torus", "the node whose link or memory the fault hits",
+           [](std::string_view text) { parse_node(text); });
+  set.text("fault_link", fault_link, "+Q, -Q, +R, -R, +S or -S", "the node's outgoing link for bit_flip and drop_word",
+           [](std::string_view text) { parse_link(text); });
+  set.integer("fault_cycle", fault_cycle, 0, 1000000000000, "cycles", "the fault hits at or after this cycle");
+  set.integer("fault_bit", fault_bit, 0, 63, "bit", "which bit of the word's real part (as a 64-bit double) flips");
+  set.integer("watchdog_cycles", watchdog_cycles, 0, 1000000000000, "cycles",
+              "stop when no fma issues and no word moves for this long while work remains; 0 = automatic "
+              "(10000 + 4 x (fma_latency + link_latency + cycles per word))");
+}
+
+FaultKind FaultConfig::kind() const {
+  if (fault == "bit_flip") return FaultKind::BitFlip;
+  if (fault == "drop_word") return FaultKind::DropWord;
+  if (fault == "stuck_node") return FaultKind::StuckNode;
+  if (fault == "corrupt_coefficient") return FaultKind::CorruptCoefficient;
+  return FaultKind::None;
+}
+
+NodeCoord FaultConfig::node() const { return parse_node(fault_node); }
+Direction FaultConfig::link() const { return parse_link(fault_link); }
+
+std::uint64_t FaultConfig::watchdog(std::int64_t fma_latency, std::int64_t link_latency, std::int64_t cycles_per_word) const {
+  if (watchdog_cycles > 0) return static_cast<std::uint64_t>(watchdog_cycles);
+  return static_cast<std::uint64_t>(10000 + 4 * (fma_latency + link_latency + cycles_per_word));
+}
+
+void validate(const FaultConfig& fault, int p) {
+  const NodeCoord n = fault.node();
+  if (!TorusShape::cube(p).contains(n))
+    throw std::invalid_argument("fault_node: '" + fault.fault_node + "' is outside the " + std::to_string(p) + "x" +
+                                std::to_string(p) + "x" + std::to_string(p) + " torus; allowed: coordinates 0 to " +
+                                std::to_string(p - 1));
+}
+
+}  // namespace torus

@@ -1,0 +1,35 @@
+#pragma once
+// Fault injection and the no-progress watchdog, as scenario parameters. A fault fires once:
+// on the first word a link sends at or after fault_cycle (bit_flip, drop_word), from
+// fault_cycle on (stuck_node), or when the node loads its blocks (corrupt_coefficient).
+
+#include <cstdint>
+#include <string>
+
+#include "sim/geometry.hpp"
+#include "sim/parameters.hpp"
+
+namespace torus {
+
+enum class FaultKind { None, BitFlip, DropWord, StuckNode, CorruptCoefficient };
+
+struct FaultConfig {
+  std::string fault = "none";
+  std::string fault_node = "0,0,0";
+  std::string fault_link = "+Q";
+  std::int64_t fault_cycle = 0;
+  std::int64_t fault_bit = 52;
+  std::int64_t watchdog_cycles = 0;
+
+  void declare(ParameterSet& set);
+  FaultKind kind() const;
+  NodeCoord node() const;  // checked against the torus by validate()
+  Direction link() const;
+  // 0 = automatic: long enough that a healthy run never trips it (see watchdog_cycles).
+  std::uint64_t watchdog(std::int64_t fma_latency, std::int64_t link_latency, std::int64_t cycles_per_word) const;
+};
+
+// Throws std::invalid_argument when fault_node lies outside a P x P x P torus.
+void validate(const FaultConfig& fault, int p);
+
+}  // namespace torus

@@ -1,0 +1,66 @@
+// Every injected fault is detected and reported with where and when: data faults by the golden
+// check (which names the affected output blocks and their nodes), lost work by the watchdog
+// (which names who waits on what). A run with a fault never passes.
+
+#include <catch2/catch.hpp>
+
+#include "tests/cli_runner.hpp"
+
+using namespace torus;
+
+namespace {
+
+// N = 8, P = 4 (b = 2), forward only, alpha +++: every link along +Q, +R, +S carries blocks.
+CliRun faulty(const std::string& fault) {
+  return run_cli("run --N 8 --P 4 --direction forward --fault_node 1,2,3 --fault " + fault);
+}
+
+}  // namespace
+
+TEST_CASE("a flipped bit on a link is caught by the golden check, with the blocks it spoiled", "[scenario][fault]") {
+  const CliRun run = faulty("bit_flip --fault_link +Q --fault_cycle 30 --fault_bit 52");
+  INFO(run.output);
+  CHECK(run.exit_code == 3);
+  CHECK(run.report["passed"] == false);
+  const std::string fault = run.report["fault"];
+  CHECK_THAT(fault, Catch::Contains("flipped bit 52 of word") && Catch::Contains("on link (1,2,3) +Q at cycle 46"));
+  const std::string mismatch = run.report["transforms"][0]["mismatch"];
+  CHECK_THAT(mismatch, Catch::Contains("first mismatching output block Y(") &&
+                           Catch::Contains("16 of 64 output blocks beyond their bounds") && Catch::Contains("first wrong stage: I"));
+}
+
+TEST_CASE("a corrupted coefficient is caught, and the first wrong stage is named", "[scenario][fault]") {
+  const CliRun run = faulty("corrupt_coefficient --fault_bit 52");
+  CHECK(run.exit_code == 3);
+  CHECK_THAT(run.report["fault"].get<std::string>(), Catch::Contains("word 0 of coefficient block C3("));
+  CHECK_THAT(run.report["transforms"][0]["mismatch"].get<std::string>(), Catch::Contains("first wrong stage: I (n3 -> k3"));
+}
+
+TEST_CASE("a dropped word stops the torus and the watchdog says who waits", "[scenario][fault][watchdog]") {
+  const CliRun run = faulty("drop_word --fault_link +Q --fault_cycle 30 --watchdog_cycles 500");
+  CHECK(run.exit_code == 5);
+  CHECK_THAT(run.output, Catch::Contains("stalled: no fma issued and no word moved for 500 cycles"));
+  // The +Q neighbour of (1,2,3) lacks the word: it has got least far and is named first.
+  CHECK_THAT(run.output, Catch::Contains("nodes wait (the first 8):\n  node (2,2,3): global step 2 (stage 1, step 2)") &&
+                             Catch::Contains("waiting for whole incoming blocks"));
+  CHECK_THAT(run.output, Catch::Contains("injected fault: dropped word 0 of C3(") &&
+                             Catch::Contains("on link (1,2,3) +Q at cycle 46"));
+}
+
+TEST_CASE("a node that stops issuing is found by the watchdog", "[scenario][fault][watchdog]") {
+  const CliRun run = faulty("stuck_node --fault_cycle 100 --watchdog_cycles 500");
+  CHECK(run.exit_code == 5);
+  CHECK_THAT(run.output, Catch::Contains("node (1,2,3): stuck by the injected fault since cycle 100"));
+  CHECK_THAT(run.output, Catch::Contains("injected fault: torus.node_57 stopped issuing at cycle 100"));
+}
+
+TEST_CASE("a fault that never fires is reported as such, and a healthy run stays exact", "[scenario][fault]") {
+  const CliRun late = faulty("bit_flip --fault_cycle 1000000");
+  CHECK(late.exit_code == 0);
+  CHECK_THAT(late.report["fault"].get<std::string>(), Catch::Contains("was set but never fired"));
+  const CliRun healthy = run_cli("run --N 8 --P 4 --direction forward");
+  CHECK(healthy.report["timing"]["total_cycles"] == late.report["timing"]["total_cycles"]);
+  CHECK_FALSE(healthy.report.contains("fault"));
+  CHECK_THAT(run_cli("run --N 8 --P 4 --fault stuck_node --fault_node 4,0,0").output,
+             Catch::Contains("fault_node: '4,0,0' is outside the 4x4x4 torus"));
+}
