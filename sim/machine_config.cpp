@@ -25,7 +25,7 @@ double parse_positive_real(std::string_view text, std::string_view key, std::str
 void MachineConfig::declare(ParameterSet& set) {
   set.integer("fma_latency", fma_latency, 1, 1024, "cycles",
               "fma pipeline latency L: an fma issued at cycle c feeds a dependent fma issued at c + L");
-  set.integer("fma_per_cycle", fma_per_cycle, 1, 64, "fma/cycle", "new fma the unit accepts per cycle");
+  set.integer("fma_per_cycle", fma_per_cycle, 1, 1024, "fma/cycle", "new fma the unit accepts per cycle");
   set.choice("complex_fma_cost", complex_fma_cost, {"4", "1"},
              "fma per complex multiply-add: 4 on a real fma unit, 1 on a complex fma unit");
   set.integer("link_latency", link_latency, 1, 1000000, "cycles",
