@@ -8,6 +8,7 @@
 #include "models/torus_top.hpp"
 #include "models/vcd_trace.hpp"
 #include "sim/analytic_model.hpp"
+#include "sim/memory_estimate.hpp"
 #include "sim/run_inputs.hpp"
 #include "sim/verifier.hpp"
 
@@ -257,6 +258,7 @@ RunReport simulate(const RunConfig& run, const MachineConfig& machine, const Fau
   const auto start = std::chrono::steady_clock::now();
   const ScalarType scalar = validate(run);
   validate(fault, static_cast<int>(run.p));
+  check_memory(run, machine, scalar.domain == Domain::Complex);
   machine.link_rate();
   machine.clock_frequency();
   RunReport report = describe_run(run, scalar);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/memory_estimate.hpp"
 #include "sim/report.hpp"
 #include "sim/run_inputs.hpp"
 #include "sim/verifier.hpp"
@@ -82,6 +83,9 @@ RunReport run_functional(const RunConfig& config) {
   const ScalarType scalar = validate(config);
   if (!config.chrome_trace.empty() || !config.vcd_trace.empty())
     throw std::invalid_argument("chrome_trace and vcd_trace need engine: systemc (the functional engine keeps no time)");
+  MachineConfig functional;
+  functional.engine = "functional";
+  check_memory(config, functional, scalar.domain == Domain::Complex);
   RunReport report = describe_run(config, scalar);
   dispatch_scalar(scalar, [&]<class T>() {
     const Tensor3<T> result = run_typed<T>(config, report);

@@ -32,6 +32,8 @@ void RunConfig::declare(ParameterSet& set) {
   set.text("output", output, "path of a .npy file, or empty",
            "where to write the final result in canonical order (for 'both', the round trip)");
   set.text("report_json", report_json, "path of a .json file, or empty", "where to write the run report as JSON");
+  set.integer("max_memory", max_memory, 0, std::int64_t{1} << 50, "bytes",
+              "refuse a run whose estimated memory exceeds this; 0 = the memory the system reports available");
   set.text("chrome_trace", chrome_trace, "path of a .json file, or empty (at most 4096 nodes)",
            "Chrome trace-event file (opens in Perfetto): per node, the compute and roll spans of every step");
   set.text("vcd_trace", vcd_trace, "path of a .vcd file, or empty (at most 64 nodes)",

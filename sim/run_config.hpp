@@ -27,6 +27,7 @@ struct RunConfig {
   std::string report_json;
   std::string chrome_trace;
   std::string vcd_trace;
+  std::int64_t max_memory = 0;
 
   // Declares every field above on `set`; `set` must not outlive this config.
   void declare(ParameterSet& set);

@@ -73,3 +73,50 @@ TEST_CASE("exit codes tell usage errors from runtime failures", "[scenario][cli]
   const std::string verify = torus_sim_executable() + " verify --P 3 --alpha all --direction both > /dev/null";
   CHECK(std::system(verify.c_str()) == 0);
 }
+
+TEST_CASE("a run too big for memory is refused at once, with the estimate and the limit", "[scenario][cli][memory]") {
+  const CliRun huge = run_cli("run --N 4096 --P 4096");
+  CHECK(huge.exit_code == 2);
+  CHECK_THAT(huge.output, Catch::Contains("memory: this run needs about") && Catch::Contains("GiB (nodes") &&
+                              Catch::Contains("but the available memory allows"));
+  const CliRun capped = run_cli("run --max_memory 1000000");
+  CHECK(capped.exit_code == 2);
+  CHECK_THAT(capped.output, Catch::Contains("but max_memory allows 1.0 MiB"));
+  CHECK(run_cli("run --max_memory 1000000000").exit_code == 0);  // the default scenario needs ~ 20 MiB
+}
+
+TEST_CASE("same scenario and seed: bit-identical results and cycles, run to run and in -j sweeps", "[scenario][determinism]") {
+  TempDir dir;
+  std::string results[2];
+  nlohmann::json timing[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string npy = dir.file(i == 0 ? "first.npy" : "second.npy");
+    const CliRun run = run_cli("run --N 12 --P 3 --transform dft --roll_policy overlapped --seed 7 --output " + npy);
+    REQUIRE(run.exit_code == 0);
+    timing[i] = run.report["timing"];
+    for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes"}) timing[i].erase(host);
+    std::ifstream in(npy, std::ios::binary);
+    results[i].assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  CHECK(results[0] == results[1]);
+  CHECK(timing[0] == timing[1]);
+
+  // A sweep gives the same table whether its points run one at a time or two at once.
+  const std::string scenario = std::string(TORUS_SOURCE_DIR) + "/scenarios/all-alphas.yaml";
+  std::string tables[2];
+  for (int jobs = 1; jobs <= 2; ++jobs) {
+    const std::string out = dir.file(jobs == 1 ? "serial" : "parallel");
+    const std::string command =
+        torus_sim_executable() + " sweep " + scenario + " -j " + std::to_string(jobs) + " --out " + out + " 2> /dev/null";
+    REQUIRE(std::system(command.c_str()) == 0);
+    std::ifstream in(out + "/results.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      nlohmann::json row = nlohmann::json::parse(line);
+      row.erase("wall_seconds");
+      row.erase("peak_memory_bytes");
+      tables[jobs - 1] += row.dump() + "\n";
+    }
+  }
+  CHECK_FALSE(tables[0].empty());
+  CHECK(tables[0] == tables[1]);
+}

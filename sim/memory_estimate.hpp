@@ -1,0 +1,28 @@
+#pragma once
+// A conservative estimate of what a run will take, checked before anything is built, so an
+// enormous torus is refused in a moment instead of exhausting the machine. Calibrated against
+// measured peaks (tools/benchmark.py): it overestimates by up to about 50 %.
+
+#include <cstdint>
+#include <string>
+
+#include "sim/machine_config.hpp"
+#include "sim/run_config.hpp"
+
+namespace torus {
+
+struct MemoryEstimate {
+  double nodes_bytes = 0;     // node models: state, two buffers per rolled kind, six links
+  double schedule_bytes = 0;  // the schedules as data and their verification
+  double tensors_bytes = 0;   // input, results, golden reference and bounds
+  double total() const { return 16.0 * 1024 * 1024 + nodes_bytes + schedule_bytes + tensors_bytes; }
+  std::string describe() const;
+};
+
+MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data);
+
+// Throws std::invalid_argument naming the estimate and the limit when the run would not fit:
+// max_memory when set, otherwise the memory the system reports available.
+void check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data);
+
+}  // namespace torus
