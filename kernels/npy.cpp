@@ -95,6 +95,8 @@ std::string descr_of() {
 }  // namespace
 
 NpyData read_npy(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) throw npy_error(path, "is not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw npy_error(path, "cannot be opened for reading");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

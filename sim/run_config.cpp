@@ -77,6 +77,8 @@ ScalarType validate(const RunConfig& config) {
   const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
   for (const auto& t : transforms.axis) t->check_size(static_cast<std::size_t>(config.n));
   bool complex = transforms.complex_valued() || config.domain == "complex";
+  if (!config.user_matrix.empty() && !std::filesystem::is_regular_file(config.user_matrix))
+    throw std::invalid_argument("user_matrix: '" + config.user_matrix + "' is not a regular file");
   if (!config.input.empty()) {
     if (!std::filesystem::is_regular_file(config.input))
       throw std::invalid_argument("input: '" + config.input + "' is not a readable file");

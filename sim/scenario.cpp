@@ -1,8 +1,12 @@
 #include "sim/scenario.hpp"
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include <yaml-cpp/yaml.h>
 
@@ -29,6 +33,47 @@ std::string scalar_text(const std::string& path, const YAML::Node& node, const s
 
 constexpr const char* reserved[] = {"description", "include", "sweep"};
 
+// Scenario files are small and shallow. Refusing anything else up front keeps the parser (which
+// recurses per nesting level) away from inputs that could exhaust its stack.
+std::string read_scenario_text(const std::string& path) {
+  constexpr std::uintmax_t max_bytes = 1 << 20;
+  constexpr int max_depth = 32;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error))
+    throw std::invalid_argument(path + ": cannot be opened for reading (not a regular file)");
+  if (std::filesystem::file_size(path, error) > max_bytes)
+    throw std::invalid_argument(path + ": a scenario file may be at most 1 MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path + ": cannot be opened for reading");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  int depth = 0, line = 1;
+  std::size_t indent = 0;
+  bool line_start = true;
+  for (const char c : text) {
+    if (c == '\n') {
+      ++line;
+      line_start = true;
+      indent = 0;
+      continue;
+    }
+    if (line_start && (c == ' ' || c == '-' || c == '?' || c == '\t')) {
+      if (++indent > 2 * max_depth)
+        throw std::invalid_argument(path + ":" + std::to_string(line) + ": nested more than " + std::to_string(max_depth) +
+                                    " levels deep");
+      continue;
+    }
+    line_start = false;
+    if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        throw std::invalid_argument(path + ":" + std::to_string(line) + ": nested more than " + std::to_string(max_depth) +
+                                    " levels deep");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return text;
+}
+
 class Loader {
  public:
   Loader(ParameterSet& parameters, Scenario& scenario) : parameters_(parameters), scenario_(scenario) {}
@@ -37,9 +82,7 @@ class Loader {
     if (depth > 8) throw std::invalid_argument(path + ": includes nest more than 8 deep (an include cycle?)");
     YAML::Node root;
     try {
-      root = YAML::LoadFile(path);
-    } catch (const YAML::BadFile&) {
-      throw std::invalid_argument(path + ": cannot be opened for reading");
+      root = YAML::Load(read_scenario_text(path));
     } catch (const YAML::ParserException& e) {
       throw std::invalid_argument(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
                                   ": malformed YAML: " + e.msg);
@@ -129,6 +172,12 @@ Scenario load_scenario(const std::string& path, ParameterSet& parameters) {
 }
 
 std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const Scenario& scenario) {
+  constexpr double max_points = 1e6;
+  double count = 1;
+  for (const SweepAxis& axis : scenario.sweep) count *= static_cast<double>(axis.values.size());
+  if (count > max_points)
+    throw std::invalid_argument(scenario.path + ": sweep: the lists make " + fmt::format("{:.0f}", count) +
+                                " points; allowed: at most 1000000");
   std::vector<std::vector<std::pair<std::string, std::string>>> points(1);
   for (const SweepAxis& axis : scenario.sweep) {
     std::vector<std::vector<std::pair<std::string, std::string>>> next;

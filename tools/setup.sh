@@ -16,6 +16,7 @@ required_packages=(
   libsystemc-dev libeigen3-dev catch2 libfftw3-dev
   libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   python3 python3-numpy python3-matplotlib
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -13,6 +14,9 @@ namespace torus {
 namespace {
 
 WideMatrix read_text_matrix(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error) || std::filesystem::file_size(path, error) > (std::uintmax_t{1} << 28))
+    throw std::invalid_argument("user_matrix: '" + path + "' must be a regular file of at most 256 MiB");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument("user_matrix: '" + path + "' cannot be opened for reading");
   std::vector<std::vector<long double>> rows;
