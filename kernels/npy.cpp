@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -23,22 +22,42 @@ struct Header {
   std::vector<std::size_t> shape;
 };
 
+// The text after `'key':` in the header dictionary, with leading spaces skipped.
+std::string_view value_after(const std::string& path, std::string_view text, std::string_view key) {
+  std::string quoted(1, '\'');
+  quoted.append(key).push_back('\'');
+  const auto at = text.find(quoted);
+  if (at == std::string_view::npos) throw npy_error(path, std::string("header has no ").append(quoted));
+  auto rest = text.substr(at + quoted.size());
+  const auto colon = rest.find_first_not_of(" \t");
+  if (colon == std::string_view::npos || rest[colon] != ':')
+    throw npy_error(path, std::string("malformed header near ").append(quoted));
+  rest = rest.substr(colon + 1);
+  return rest.substr(std::min(rest.size(), rest.find_first_not_of(" \t")));
+}
+
 Header parse_header(const std::string& path, const std::string& text) {
   Header h;
-  std::smatch match;
-  if (!std::regex_search(text, match, std::regex(R"('descr'\s*:\s*'([^']*)')")))
-    throw npy_error(path, "header has no 'descr'");
-  h.descr = match[1];
-  if (!std::regex_search(text, match, std::regex(R"('fortran_order'\s*:\s*(True|False))")))
-    throw npy_error(path, "header has no 'fortran_order'");
-  h.fortran_order = match[1] == "True";
-  if (!std::regex_search(text, match, std::regex(R"('shape'\s*:\s*\(([^)]*)\))")))
-    throw npy_error(path, "header has no 'shape'");
-  std::stringstream dims(match[1].str());
+  const std::string_view descr = value_after(path, text, "descr");
+  if (descr.empty() || descr.front() != '\'' || descr.find('\'', 1) == std::string_view::npos)
+    throw npy_error(path, "header 'descr' is not a quoted type");
+  h.descr = std::string(descr.substr(1, descr.find('\'', 1) - 1));
+  const std::string_view order = value_after(path, text, "fortran_order");
+  if (order.starts_with("True")) h.fortran_order = true;
+  else if (!order.starts_with("False")) throw npy_error(path, "header 'fortran_order' is neither True nor False");
+  const std::string_view shape = value_after(path, text, "shape");
+  const auto close = shape.find(')');
+  if (shape.empty() || shape.front() != '(' || close == std::string_view::npos)
+    throw npy_error(path, "header 'shape' is not a tuple");
+  std::stringstream dims{std::string(shape.substr(1, close - 1))};
   std::string item;
   while (std::getline(dims, item, ',')) {
     if (item.find_first_not_of(" \t") == std::string::npos) continue;
-    h.shape.push_back(static_cast<std::size_t>(std::stoull(item)));
+    try {
+      h.shape.push_back(static_cast<std::size_t>(std::stoull(item)));
+    } catch (const std::exception&) {
+      throw npy_error(path, std::string("header 'shape' holds '").append(item).append("', not a size"));
+    }
   }
   return h;
 }
