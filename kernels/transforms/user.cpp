@@ -15,6 +15,8 @@ namespace {
 
 WideMatrix read_text_matrix(const std::string& path) {
   std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    throw std::invalid_argument("user_matrix: '" + path + "' cannot be opened for reading (no such file)");
   if (!std::filesystem::is_regular_file(path, error) || std::filesystem::file_size(path, error) > (std::uintmax_t{1} << 28))
     throw std::invalid_argument("user_matrix: '" + path + "' must be a regular file of at most 256 MiB");
   std::ifstream in(path);
