@@ -1,7 +1,8 @@
 #include "models/link_channel.hpp"
 
+#include "sim/fault_config.hpp"
+
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -47,11 +48,7 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
       ++stats_.words_sent;  // it left; it never arrives, and its credit never returns
       return;
     }
-    double real = word.value.real();
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &real, sizeof bits);
-    bits ^= std::uint64_t{1} << fault_->bit;
-    std::memcpy(&real, &bits, sizeof bits);
+    const double real = with_bit_flipped(word.value.real(), fault_->bit);
     fault_record_ = fmt::format("flipped bit {} of {}: {} became {}", fault_->bit, what, word.value.real(), real);
     word.value = {real, word.value.imag()};
   }

@@ -1,7 +1,8 @@
 #include "models/node.hpp"
 
+#include "sim/fault_config.hpp"
+
 #include <algorithm>
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -147,15 +148,7 @@ void Node::fast_forward(Cycle cycle, Cycle limit) {
     if (earliest >= limit) break;
     stats_.dependency_stalls += earliest - t;
     t = earliest;
-    datapath_->fma(instruction, c.accumulator, c.operand, c.coefficient);
-    const Cycle result = pipeline_.issue(t);
-    if (next_instruction_ == 0) step_start_[step_] = t;
-    ++fma_per_step_[step_];
-    target_ready = result;
-    if (components_ == 2)
-      acc_word.ready = std::max(acc_buffer.component_ready[2 * instruction.accumulator],
-                                acc_buffer.component_ready[2 * instruction.accumulator + 1]);
-    last_result_ = result;
+    issue_fma(instruction, t, target_ready);
     ++stats_.busy_cycles;
     last_progress_ = t;
     ++t;
@@ -254,12 +247,7 @@ void Node::load_transform(std::size_t transform, Cycle cycle) {
     place_block(s, p.block, cycle, static_cast<std::uint32_t>(step_));
     if (corrupt_bit_ >= 0 && fault_record_.empty() && is_coefficient(p.block.kind)) {
       const std::complex<double> value = datapath_->read(s, 0);
-      double real = value.real();
-      std::uint64_t bits = 0;
-      std::memcpy(&bits, &real, sizeof bits);
-      bits ^= std::uint64_t{1} << corrupt_bit_;
-      std::memcpy(&real, &bits, sizeof bits);
-      datapath_->write(s, 0, {real, value.imag()});
+      datapath_->write(s, 0, {with_bit_flipped(value.real(), corrupt_bit_), value.imag()});
       std::ostringstream record;
       record << "flipped bit " << corrupt_bit_ << " of word 0 of coefficient block " << to_string(p.block) << " in "
              << name() << ": " << value.real() << " became " << datapath_->read(s, 0).real();
@@ -385,24 +373,32 @@ std::size_t Node::issue(Cycle cycle, Blocked& blocked) {
       blocked = Blocked::Dependency;
       break;
     }
-    datapath_->fma(instruction, c.accumulator, c.operand, c.coefficient);
-    const Cycle result = pipeline_.issue(cycle);
-    if (next_instruction_ == 0) step_start_[step_] = cycle;  // a step starts with its first fma
-    ++fma_per_step_[step_];
-    target_ready = result;
-    if (components_ == 2)
-      acc_word.ready = std::max(acc_buffer.component_ready[2 * instruction.accumulator],
-                                acc_buffer.component_ready[2 * instruction.accumulator + 1]);
-    last_result_ = result;
-    if (c.final_words_direction >= 0 && --acc_buffer.writes_left[instruction.accumulator] == 0) {
-      outgoing_[static_cast<std::size_t>(c.final_words_direction)].push_back(
-          {c.accumulator, instruction.accumulator, static_cast<std::uint32_t>(step_), SendRelease::WordFinal});
-      send_retry_at_[static_cast<std::size_t>(c.final_words_direction)] = 0;
-    }
+    issue_fma(instruction, cycle, target_ready);
     ++issued;
     if (++next_instruction_ == c.program->instructions.size()) finish_step();
   }
   return issued;
+}
+
+// Issues one fma at `cycle`: the datapath computes its value now, the pipeline says when it
+// may be used, and an accumulator word whose last update this was may be queued to leave.
+void Node::issue_fma(const FmaInstruction& instruction, Cycle cycle, Cycle& target_ready) {
+  const StepContext& c = context_;
+  Buffer& acc_buffer = *c.accumulator_buffer;
+  datapath_->fma(instruction, c.accumulator, c.operand, c.coefficient);
+  const Cycle result = pipeline_.issue(cycle);
+  if (next_instruction_ == 0) step_start_[step_] = cycle;  // a step starts with its first fma
+  ++fma_per_step_[step_];
+  target_ready = result;
+  if (components_ == 2)
+    acc_buffer.words[instruction.accumulator].ready =
+        std::max(acc_buffer.component_ready[2 * instruction.accumulator], acc_buffer.component_ready[2 * instruction.accumulator + 1]);
+  last_result_ = result;
+  if (c.final_words_direction >= 0 && --acc_buffer.writes_left[instruction.accumulator] == 0) {
+    const auto direction = static_cast<std::size_t>(c.final_words_direction);
+    outgoing_[direction].push_back({c.accumulator, instruction.accumulator, static_cast<std::uint32_t>(step_), SendRelease::WordFinal});
+    send_retry_at_[direction] = 0;
+  }
 }
 
 void Node::finish_step() {

@@ -110,6 +110,7 @@ class Node : public sc_core::sc_module {
   bool gate_open() const;
   void load_transform(std::size_t transform, Cycle cycle);
   void prepare_rolls();
+  void issue_fma(const FmaInstruction& instruction, Cycle cycle, Cycle& target_ready);
   void finish_step();
   void send(Cycle cycle);
   bool sendable(const Outgoing& o, Cycle cycle) const;

@@ -1,5 +1,6 @@
 #include "sim/fault_config.hpp"
 
+#include <cstring>
 #include <stdexcept>
 
 #include "kernels/text.hpp"
@@ -56,6 +57,14 @@ Direction FaultConfig::link() const { return parse_link(fault_link); }
 std::uint64_t FaultConfig::watchdog(std::int64_t fma_latency, std::int64_t link_latency, std::int64_t cycles_per_word) const {
   if (watchdog_cycles > 0) return static_cast<std::uint64_t>(watchdog_cycles);
   return static_cast<std::uint64_t>(10000 + 4 * (fma_latency + link_latency + cycles_per_word));
+}
+
+double with_bit_flipped(double value, int bit) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  bits ^= std::uint64_t{1} << bit;
+  std::memcpy(&value, &bits, sizeof bits);
+  return value;
 }
 
 void validate(const FaultConfig& fault, int p) {

@@ -29,6 +29,9 @@ struct FaultConfig {
   std::uint64_t watchdog(std::int64_t fma_latency, std::int64_t link_latency, std::int64_t cycles_per_word) const;
 };
 
+// `value` with bit `bit` (0 = least significant) of its IEEE 754 double representation inverted.
+double with_bit_flipped(double value, int bit);
+
 // Throws std::invalid_argument when fault_node lies outside a P x P x P torus.
 void validate(const FaultConfig& fault, int p);
 

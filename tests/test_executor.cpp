@@ -14,6 +14,7 @@
 #include "kernels/scalar.hpp"
 #include "kernels/transform.hpp"
 #include "sim/accuracy.hpp"
+#include "sim/run_inputs.hpp"
 #include "sim/executor.hpp"
 
 using namespace torus;
@@ -24,22 +25,6 @@ struct Shape {
   std::size_t n;
   int p;
 };
-
-template <class T>
-Tensor3<T> random_input(std::size_t n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  Tensor3<T> x(n, n, n);
-  for (T& v : x.values()) {
-    if constexpr (is_complex_v<T>) {
-      const double re = uniform(rng);
-      v = T(static_cast<real_t<T>>(re), static_cast<real_t<T>>(uniform(rng)));
-    } else {
-      v = static_cast<T>(uniform(rng));
-    }
-  }
-  return x;
-}
 
 struct Worst {
   double forward = 0, inverse = 0, round_trip = 0;
@@ -60,7 +45,7 @@ Worst check_transform(const std::string& spec, Shape shape, const SchedulingVect
     defect *= 1.0 + inverse_defect(c[a], d[a]);
   }
   const std::size_t b = shape.n / static_cast<std::size_t>(shape.p);
-  const Tensor3<T> x = random_input<T>(shape.n, 5);
+  const Tensor3<T> x = random_tensor<T>(shape.n, 5);
   INFO(spec << " N=" << shape.n << " P=" << shape.p << " alpha=" << alpha.to_string());
   Worst worst;
 
@@ -141,7 +126,7 @@ TEST_CASE("the executor moves blocks, not a copy of the answer: identity shows t
   // With identity coefficients the forward output must equal the input exactly, element for
   // element: any misplaced block would move values.
   const std::size_t n = 6;
-  const Tensor3<double> x = random_input<double>(n, 3);
+  const Tensor3<double> x = random_tensor<double>(n, 3);
   const Matrix<double> id = Matrix<double>::Identity(6, 6);
   for (const SchedulingVector& alpha : all_scheduling_vectors()) {
     const Schedule s = generate_schedule(TorusShape::cube(3), 2, alpha, TransformDirection::Forward);

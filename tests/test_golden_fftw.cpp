@@ -19,25 +19,11 @@
 #include "kernels/scalar.hpp"
 #include "kernels/transform.hpp"
 #include "sim/accuracy.hpp"
+#include "sim/run_inputs.hpp"
 
 using namespace torus;
 
 namespace {
-
-template <class T>
-Tensor3<T> random_input(std::size_t n, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  Tensor3<T> x(n, n, n);
-  for (T& v : x.values()) {
-    if constexpr (std::is_same_v<T, double>) v = uniform(rng);
-    else {
-      const double re = uniform(rng);
-      v = T(re, uniform(rng));
-    }
-  }
-  return x;
-}
 
 template <class T>
 Tensor3<T> golden(const Tensor3<T>& x, const std::string& name) {
@@ -80,7 +66,7 @@ void check_against_fftw(const Tensor3<T>& x, const Tensor3<T>& fftw_result, cons
 TEST_CASE("golden DFT matches fftw_plan_dft_3d", "[kernels][golden][fftw]") {
   const std::size_t n = GENERATE(1, 2, 4, 6, 8, 12, 15, 16);
   using C = std::complex<double>;
-  const Tensor3<C> x = random_input<C>(n, 7);
+  const Tensor3<C> x = random_tensor<C>(n, 7);
   Tensor3<C> in = x, out(n, n, n);
   const int size = static_cast<int>(n);
   // The tensor is column-major and FFTW reads row-major: the axes come reversed, which the
@@ -96,7 +82,7 @@ TEST_CASE("golden DFT matches fftw_plan_dft_3d", "[kernels][golden][fftw]") {
 TEST_CASE("golden DCT-II and DHT match FFTW's REDFT10 and DHT", "[kernels][golden][fftw]") {
   const std::size_t n = GENERATE(2, 4, 6, 8, 12, 15);
   const auto kind = GENERATE(FFTW_REDFT10, FFTW_DHT);
-  const Tensor3<double> x = random_input<double>(n, 11);
+  const Tensor3<double> x = random_tensor<double>(n, 11);
   Tensor3<double> in = x, out(n, n, n);
   const int size = static_cast<int>(n);
   fftw_plan plan = fftw_plan_r2r_3d(size, size, size, in.data(), out.data(), kind, kind, kind, FFTW_ESTIMATE);

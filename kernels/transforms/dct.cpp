@@ -13,17 +13,10 @@ class Dct final : public Transform {
     check_size(n);
     constexpr long double pi = 3.141592653589793238462643383279502884L;
     const long double size = static_cast<long double>(n);
-    CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
-    for (std::size_t k = 0; k < n; ++k) {
-      const long double s = std::sqrt((k == 0 ? 1.0L : 2.0L) / size);
-      for (std::size_t i = 0; i < n; ++i) {
-        const long double value =
-            s * std::cos(pi * static_cast<long double>((2 * i + 1) * k) / (2.0L * size));
-        m.forward(i, k) = value;
-        m.inverse(k, i) = value;
-      }
-    }
-    return m;
+    return orthogonal_matrices(n, [&](std::size_t i, std::size_t k) {
+      return std::sqrt((k == 0 ? 1.0L : 2.0L) / size) *
+             std::cos(pi * static_cast<long double>((2 * i + 1) * k) / (2.0L * size));
+    });
   }
 };
 

@@ -12,16 +12,13 @@ class Dft final : public Transform {
   // C(n,k) = s_f exp(-2 pi i nk/N) and D(k,n) = s_i exp(+2 pi i kn/N): D = C^{-1} exactly.
   CoefficientMatrices matrices(std::size_t n) const override {
     check_size(n);
-    const ScalePair scale = scales_for(normalisation_, n);
-    CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
-    for (std::size_t k = 0; k < n; ++k)
-      for (std::size_t i = 0; i < n; ++i) {
-        const long double angle = twiddle_angle(i, k, n);
-        const WideComplex unit(std::cos(angle), std::sin(angle));
-        m.forward(i, k) = scale.forward * std::conj(unit);
-        m.inverse(k, i) = scale.inverse * unit;
-      }
-    return m;
+    const auto unit = [n](std::size_t i, std::size_t k) {
+      const long double angle = twiddle_angle(i, k, n);
+      return WideComplex(std::cos(angle), std::sin(angle));
+    };
+    return scaled_matrices(
+        n, normalisation_, [&](std::size_t i, std::size_t k) { return std::conj(unit(i, k)); },
+        [&](std::size_t k, std::size_t i) { return unit(i, k); });
   }
 
  private:

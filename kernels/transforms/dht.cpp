@@ -12,16 +12,11 @@ class Dht final : public Transform {
   bool complex_valued() const override { return false; }
   CoefficientMatrices matrices(std::size_t n) const override {
     check_size(n);
-    const ScalePair scale = scales_for(normalisation_, n);
-    CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
-    for (std::size_t k = 0; k < n; ++k)
-      for (std::size_t i = 0; i < n; ++i) {
-        const long double angle = twiddle_angle(i, k, n);
-        const long double cas = std::cos(angle) + std::sin(angle);
-        m.forward(i, k) = scale.forward * cas;
-        m.inverse(k, i) = scale.inverse * cas;
-      }
-    return m;
+    const auto cas = [n](std::size_t i, std::size_t k) {
+      const long double angle = twiddle_angle(i, k, n);
+      return WideComplex(std::cos(angle) + std::sin(angle));
+    };
+    return scaled_matrices(n, normalisation_, cas, [&](std::size_t k, std::size_t i) { return cas(i, k); });
   }
 
  private:

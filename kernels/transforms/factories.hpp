@@ -35,4 +35,31 @@ inline long double twiddle_angle(std::size_t n, std::size_t k, std::size_t size)
   return two_pi * static_cast<long double>((n * k) % size) / static_cast<long double>(size);
 }
 
+// C(n,k) = s_f forward(n,k) and D(k,n) = s_i inverse(k,n), with the scales of the
+// normalisation: the form of the DFT, DHT and WHT.
+template <class Forward, class Inverse>
+CoefficientMatrices scaled_matrices(std::size_t n, Normalisation normalisation, Forward forward, Inverse inverse) {
+  const ScalePair scale = scales_for(normalisation, n);
+  CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < n; ++i) {
+      m.forward(i, k) = scale.forward * forward(i, k);
+      m.inverse(k, i) = scale.inverse * inverse(k, i);
+    }
+  return m;
+}
+
+// An orthogonal C(n,k) = entry(n,k), whose inverse is its transpose: the DCT-II and DST-II.
+template <class Entry>
+CoefficientMatrices orthogonal_matrices(std::size_t n, Entry entry) {
+  CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t i = 0; i < n; ++i) {
+      const long double value = entry(i, k);
+      m.forward(i, k) = value;
+      m.inverse(k, i) = value;
+    }
+  return m;
+}
+
 }  // namespace torus

@@ -21,15 +21,8 @@ class Wht final : public Transform {
   }
   CoefficientMatrices matrices(std::size_t n) const override {
     check_size(n);
-    const ScalePair scale = scales_for(normalisation_, n);
-    CoefficientMatrices m{WideMatrix(n, n), WideMatrix(n, n)};
-    for (std::size_t k = 0; k < n; ++k)
-      for (std::size_t i = 0; i < n; ++i) {
-        const long double sign = std::popcount(i & k) % 2 == 0 ? 1.0L : -1.0L;
-        m.forward(i, k) = scale.forward * sign;
-        m.inverse(k, i) = scale.inverse * sign;
-      }
-    return m;
+    const auto sign = [](std::size_t i, std::size_t k) { return WideComplex(std::popcount(i & k) % 2 == 0 ? 1.0L : -1.0L); };
+    return scaled_matrices(n, normalisation_, sign, [&](std::size_t k, std::size_t i) { return sign(i, k); });
   }
 
  private:

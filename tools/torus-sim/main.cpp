@@ -27,15 +27,8 @@ using Settings = std::vector<std::pair<std::string, std::string>>;
 
 int code(ExitCode c) { return static_cast<int>(c); }
 
-// Adds --key for every declared parameter. Values are collected, not applied, so that they
-// override the scenario file, which is read after parsing.
-void add_parameter_options(CLI::App& command, const torus::ParameterSet& parameters, Settings& given) {
-  for (const auto& spec : parameters.specs()) {
-    const std::string help = spec.description + (spec.unit.empty() ? "" : " [" + spec.unit + "]") + " (default: " +
-                             (spec.default_value.empty() ? "none" : spec.default_value) + "; allowed: " + spec.allowed + ")";
-    command.add_option_function<std::string>(
-        "--" + spec.key, [&given, key = spec.key](const std::string& value) { given.emplace_back(key, value); }, help);
-  }
+// Adds -p key=value (repeatable), collecting the assignments into `given`.
+void add_assignment_option(CLI::App& command, Settings& given, const std::string& help) {
   command.add_option_function<std::vector<std::string>>(
       "-p,--param",
       [&given](const std::vector<std::string>& assignments) {
@@ -46,7 +39,19 @@ void add_parameter_options(CLI::App& command, const torus::ParameterSet& paramet
           given.emplace_back(a.substr(0, equals), a.substr(equals + 1));
         }
       },
-      "set a parameter as key=value (repeatable)");
+      help);
+}
+
+// Adds --key for every declared parameter. Values are collected, not applied, so that they
+// override the scenario file, which is read after parsing.
+void add_parameter_options(CLI::App& command, const torus::ParameterSet& parameters, Settings& given) {
+  for (const auto& spec : parameters.specs()) {
+    const std::string help = spec.description + (spec.unit.empty() ? "" : " [" + spec.unit + "]") + " (default: " +
+                             (spec.default_value.empty() ? "none" : spec.default_value) + "; allowed: " + spec.allowed + ")";
+    command.add_option_function<std::string>(
+        "--" + spec.key, [&given, key = spec.key](const std::string& value) { given.emplace_back(key, value); }, help);
+  }
+  add_assignment_option(command, given, "set a parameter as key=value (repeatable)");
 }
 
 struct ScheduleQuery {
@@ -150,17 +155,7 @@ int sc_main(int argc, char** argv) {
   sweep->add_option("-j,--jobs", sweep_options.jobs, "points to run at once")->check(CLI::Range(1, 256));
   sweep->add_option("--out", sweep_options.out_dir, "results folder (default: <scenario>-results)");
   Settings sweep_given;
-  sweep->add_option_function<std::vector<std::string>>(
-      "-p,--param",
-      [&sweep_given](const std::vector<std::string>& assignments) {
-        for (const auto& a : assignments) {
-          const auto equals = a.find('=');
-          if (equals == std::string::npos || equals == 0)
-            throw CLI::ValidationError("-p", "'" + a + "' is not of the form key=value");
-          sweep_given.emplace_back(a.substr(0, equals), a.substr(equals + 1));
-        }
-      },
-      "set a parameter for every point as key=value (repeatable)");
+  add_assignment_option(*sweep, sweep_given, "set a parameter for every point as key=value (repeatable)");
 
   ScheduleQuery query;
   CLI::App* schedule = app.add_subcommand("schedule", "print the orbital schedule as text or JSON");
