@@ -149,6 +149,7 @@ void Node::fast_forward(Cycle cycle, Cycle limit) {
     stats_.dependency_stalls += earliest - t;
     t = earliest;
     issue_fma(instruction, t, target_ready);
+    ++stats_.fast_forwarded_fma;
     ++stats_.busy_cycles;
     last_progress_ = t;
     ++t;

@@ -25,6 +25,7 @@ struct NodeStats {
   std::uint64_t backpressure_stalls = 0;  // waiting for words while an outgoing link has no credit
   std::uint64_t words_received = 0;
   std::uint64_t words_sent = 0;
+  std::uint64_t fast_forwarded_fma = 0;   // issued ahead by fast-forward (the rest stepped cycle by cycle)
   Cycle finish_cycle = never;             // first cycle with nothing left to do
 };
 

@@ -57,6 +57,7 @@ TimingReport collect_timing(const TorusTop& top, const RunConfig& run, const Mac
   for (const Node& node : top.nodes) {
     const NodeStats& s = node.stats();
     t.fma_issued += node.pipeline().stats().issued;
+    t.fast_forwarded_fma += s.fast_forwarded_fma;
     t.cycles.busy += s.busy_cycles;
     t.cycles.dependency += s.dependency_stalls;
     t.cycles.operand += s.operand_stalls;

@@ -115,6 +115,7 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"clock_hz", t.clock_hz},
                    {"fma_issued", t.fma_issued},
                    {"fma_expected", t.fma_expected},
+                   {"fast_forwarded_fma", t.fast_forwarded_fma},
                    {"utilisation", t.utilisation()},
                    {"node_cycles", {{"busy", t.cycles.busy}, {"dependency", t.cycles.dependency}, {"operand", t.cycles.operand},
                                     {"backpressure", t.cycles.backpressure}, {"idle", t.cycles.idle}}},

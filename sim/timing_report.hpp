@@ -55,6 +55,7 @@ struct TimingReport {
   std::uint64_t fma_per_cycle = 1;
   std::uint64_t fma_issued = 0;
   std::uint64_t fma_expected = 0;  // 3 N^4 x complex cost x transforms
+  std::uint64_t fast_forwarded_fma = 0;  // of fma_issued, those fast-forward issued ahead
   CycleBreakdown cycles;
   std::vector<StageTiming> stages;
   std::vector<StepTiming> steps;

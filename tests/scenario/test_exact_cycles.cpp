@@ -101,6 +101,11 @@ TEST_CASE("fast-forward changes nothing but speed", "[scenario][cycles][fast_for
       INFO(machine << "\n" << run.output);
       REQUIRE(run.exit_code == 0);
       reports[i] = run.report["timing"];
+      // Fast-forward must really have issued fma ahead when on (else this test proves nothing),
+      // and none when off.
+      if (i == 0) CHECK(reports[i]["fast_forwarded_fma"].get<std::uint64_t>() > 0);
+      if (i == 1) CHECK(reports[i]["fast_forwarded_fma"] == 0);
+      reports[i].erase("fast_forwarded_fma");
       // Wall time and process memory describe the simulator, not the simulated machine.
       for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes"}) reports[i].erase(host);
       std::ifstream in(npy, std::ios::binary);
