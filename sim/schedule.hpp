@@ -95,7 +95,8 @@ Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, cons
 // initial placement / of each stage-III accumulator after its final roll.
 std::vector<Placement> final_layout(const Schedule& schedule);
 
-// Counts read off the schedule alone (no arithmetic): the figures of the design note.
+// Counts read off the schedule alone (no arithmetic): the figures the paper derives in its
+// complexity analysis (3P steps, b^4 fma per step, b^3 + b^2 or 2 b^3 words moved, 4 b^3 + 3 b^2 held).
 struct StageCounts {
   std::size_t words_moved_per_node_step = 0;  // sum of rolled block sizes
 };

@@ -1,4 +1,5 @@
-// The orbital schedule generated from the stage forms of the design note's index algebra.
+// The orbital schedule (Sedukhin, "Co-design of Extremely Scalable Algorithms/Architecture for
+// 3-Dimensional Linear Transforms", Sec. 4) generated from its index algebra.
 // Each stage is described once as data (which block is the accumulator, operand and
 // coefficient as functions of the node and the orbit label k = T - t, and which kinds roll
 // along which axis); a single loop turns a form into P steps for every node.

@@ -31,7 +31,7 @@ struct Worst {
 };
 
 // Runs forward then inverse through the executor and checks each against golden, the round
-// trip against x, and the counts against the design note.
+// trip against x, and the counts against those the paper derives.
 template <class T>
 Worst check_transform(const std::string& spec, Shape shape, const SchedulingVector& alpha) {
   const AxisTransforms transforms = parse_axis_transforms(spec, {});

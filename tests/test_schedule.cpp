@@ -34,7 +34,7 @@ TEST_CASE("every generated schedule is legal for every alpha, direction and P", 
   }
 }
 
-TEST_CASE("schedule counts are those of the design note", "[sim][schedule]") {
+TEST_CASE("schedule counts are those the paper derives", "[sim][schedule]") {
   const int p = GENERATE(1, 2, 3, 5);
   const std::size_t b = GENERATE(1, 2, 3);
   const auto direction = GENERATE(TransformDirection::Forward, TransformDirection::Inverse);

@@ -1,5 +1,6 @@
 #include "tests/fuzz/scenario_target.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -13,7 +14,8 @@ namespace torus {
 
 void fuzz_scenario_input(const std::uint8_t* data, std::size_t size) {
   // The loader reads files (includes are relative to them), so the input becomes one.
-  static const std::string path = "/tmp/torus-fuzz-" + std::to_string(::getpid()) + ".yaml";
+  static const std::string path =
+      (std::filesystem::temp_directory_path() / ("torus-fuzz-" + std::to_string(::getpid()) + ".yaml")).string();
   {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
