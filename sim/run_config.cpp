@@ -57,7 +57,8 @@ void check_writable(std::string_view key, const std::string& path) {
   if (path.empty()) return;
   const auto target = std::filesystem::path(path);
   const auto folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
-  if (!std::filesystem::is_directory(folder))
+  std::error_code error;
+  if (!std::filesystem::is_directory(folder, error))
     throw std::invalid_argument(std::string(key) + ": folder '" + folder.string() + "' does not exist");
   const auto probe = folder / (".torus-sim-write-check-" + std::to_string(::getpid()));
   {
@@ -77,10 +78,11 @@ ScalarType validate(const RunConfig& config) {
   const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
   for (const auto& t : transforms.axis) t->check_size(static_cast<std::size_t>(config.n));
   bool complex = transforms.complex_valued() || config.domain == "complex";
-  if (!config.user_matrix.empty() && !std::filesystem::is_regular_file(config.user_matrix))
+  std::error_code error;  // the non-throwing queries: an unreadable name is a bad value, not a failure
+  if (!config.user_matrix.empty() && !std::filesystem::is_regular_file(config.user_matrix, error))
     throw std::invalid_argument("user_matrix: '" + config.user_matrix + "' is not a regular file");
   if (!config.input.empty()) {
-    if (!std::filesystem::is_regular_file(config.input))
+    if (!std::filesystem::is_regular_file(config.input, error))
       throw std::invalid_argument("input: '" + config.input + "' is not a readable file");
     complex = complex || read_npy(config.input).complex_valued;
   }

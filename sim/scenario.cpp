@@ -105,7 +105,8 @@ class Loader {
     const auto load_one = [&](const YAML::Node& item) {
       const std::string relative = scalar_text(path, item, "include");
       const auto target = (folder / relative).lexically_normal();
-      if (!std::filesystem::is_regular_file(target)) throw located(path, item, "include: '" + relative + "' is not a file");
+      std::error_code error;  // a name the system cannot even look up is just not a file
+      if (!std::filesystem::is_regular_file(target, error)) throw located(path, item, "include: '" + relative + "' is not a file");
       load(target.string(), depth + 1);
     };
     if (include.IsSequence())
