@@ -2,36 +2,23 @@
 
 #include <stdexcept>
 
-#include "kernels/text.hpp"
+#include "sim/registry.hpp"
 #include "sim/micro_schedules/factories.hpp"
 
 namespace torus {
 
 namespace {
 
-struct Entry {
-  const char* name;
-  std::unique_ptr<MicroSchedule> (*make)();
-};
-
-const std::vector<Entry>& registry() {
-  static const std::vector<Entry> entries = {{"interleaved", make_interleaved}, {"chained", make_chained}};
-  return entries;
+const Registry<MicroSchedule>& registry() {
+  static const Registry<MicroSchedule> table("micro_schedule", {{"interleaved", make_interleaved}, {"chained", make_chained}});
+  return table;
 }
 
 }  // namespace
 
-std::vector<std::string> micro_schedule_names() {
-  std::vector<std::string> names;
-  for (const auto& e : registry()) names.emplace_back(e.name);
-  return names;
-}
+std::vector<std::string> micro_schedule_names() { return registry().names(); }
 
-std::unique_ptr<MicroSchedule> make_micro_schedule(const std::string& name) {
-  for (const auto& e : registry())
-    if (name == e.name) return e.make();
-  throw std::invalid_argument("micro_schedule: '" + name + "' is not allowed; allowed: " + join(micro_schedule_names(), ", "));
-}
+std::unique_ptr<MicroSchedule> make_micro_schedule(const std::string& name) { return registry().make(name); }
 
 std::uint32_t operand_word(int mode, std::size_t b, std::size_t e, std::size_t r) {
   const std::size_t i = e % b, j = (e / b) % b, k = e / (b * b);

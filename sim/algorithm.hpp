@@ -1,0 +1,47 @@
+#pragma once
+// The algorithm extension point: one Program generator per algorithm, registered by name in
+// sim/algorithm.cpp and selected with the `algorithm` parameter.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/program.hpp"
+#include "sim/schedule.hpp"
+#include "sim/scheduling_vector.hpp"
+
+namespace torus {
+
+// A 3D separable transform on a torus: the directions run in order (forward then inverse for
+// a round trip), each one the whole transform.
+struct TransformProblem {
+  TorusShape shape;
+  std::size_t block_size = 1;
+  SchedulingVector alpha;
+  std::vector<TransformDirection> directions;
+};
+
+// What an algorithm's own checks found, beyond the generic verifier's.
+struct AlgorithmCheck {
+  std::size_t violation_count = 0;
+  std::vector<std::string> violations;  // the first few, readable
+  bool ok() const { return violation_count == 0; }
+};
+
+// Contract: build() returns a Program that the generic verifier accepts and whose outputs
+// named after each direction ("forward", "inverse") hold the transform's result blocks;
+// it throws std::invalid_argument naming the parameter when the problem does not suit the
+// algorithm. check() runs the algorithm's own proofs (for the orbital schedule: 3P steps,
+// every block multiply-add exactly once, blocks home after each stage).
+class Algorithm {
+ public:
+  virtual ~Algorithm() = default;
+  virtual std::string name() const = 0;
+  virtual Program build(const TransformProblem& problem) const = 0;
+  virtual AlgorithmCheck check(const TransformProblem& problem) const = 0;
+};
+
+std::unique_ptr<Algorithm> make_algorithm(const std::string& name);
+std::vector<std::string> algorithm_names();
+
+}  // namespace torus

@@ -1,0 +1,242 @@
+// The orbital ("compute-and-roll") schedule of Sedukhin, "Co-design of Extremely Scalable
+// Algorithms/Architecture for 3-Dimensional Linear Transforms", as a Program. The index
+// algebra lives in sim/schedule_generator.cpp; this file turns its steps into task lists:
+// per step and node, the receives of the blocks the next step needs (into the second buffer
+// of each rolled kind), the block multiply-add, then the rolls.
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "sim/algorithms/factories.hpp"
+#include "sim/verifier.hpp"
+
+namespace torus {
+namespace {
+
+DataTag tag_of(const BlockId& block) {
+  return {static_cast<std::uint16_t>(block.kind), {block.index[0], block.index[1], block.index[2]}};
+}
+
+std::vector<Schedule> schedules_of(const TransformProblem& problem) {
+  if (problem.directions.empty()) throw std::invalid_argument("direction: at least one transform is needed");
+  std::vector<Schedule> out;
+  for (const TransformDirection d : problem.directions)
+    out.push_back(generate_schedule(problem.shape, problem.block_size, problem.alpha, d));
+  return out;
+}
+
+// Builds the Program step by step, keeping per node which block each buffer holds (so every
+// message carries the tag of what it really moves).
+class OrbitalBuilder {
+ public:
+  OrbitalBuilder(const TransformProblem& problem, std::vector<Schedule> schedules)
+      : problem_(problem), schedules_(std::move(schedules)) {}
+
+  Program build() {
+    declare();
+    std::size_t global = 0;
+    for (std::size_t t = 0; t < schedules_.size(); ++t)
+      for (std::size_t st = 0; st < 3; ++st)
+        for (std::size_t step = 0; step < schedules_[t].stages[st].steps.size(); ++step) emit_step(t, st, step, global++);
+    declare_outputs();
+    return std::move(program_);
+  }
+
+ private:
+  const TorusShape& shape() const { return problem_.shape; }
+  std::size_t b() const { return problem_.block_size; }
+  std::uint32_t buffer_id(BlockKind kind, int which) const {
+    return which == 0 ? static_cast<std::uint32_t>(kind) : second_[static_cast<std::size_t>(kind)];
+  }
+  std::uint32_t current(BlockKind kind) const { return buffer_id(kind, which_[static_cast<std::size_t>(kind)]); }
+  bool moves(const Roll& roll) const {
+    const NodeCoord origin{0, 0, 0};
+    return *shape().neighbour(origin, roll.direction) != origin;  // P = 1: the block stays
+  }
+
+  void declare() {
+    program_.algorithm = "orbital";
+    program_.shape = shape();
+    program_.block_size = b();
+    std::string dirs;
+    for (const Schedule& s : schedules_) {
+      program_.transforms.push_back(to_string(s.direction));
+      dirs += (dirs.empty() ? "" : "+") + to_string(s.direction);
+    }
+    program_.description = "orbital schedule, N=" + std::to_string(schedules_[0].n()) + " P=" +
+                           std::to_string(schedules_[0].p()) + " b=" + std::to_string(b()) + " alpha=" +
+                           problem_.alpha.to_string() + ", " + dirs;
+    for (std::size_t k = 0; k < block_kind_count; ++k) {
+      const auto kind = static_cast<BlockKind>(k);
+      program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3});
+    }
+    for (int mode = 1; mode <= 3; ++mode) program_.kernels.push_back({"mode" + std::to_string(mode), mode, b()});
+    program_.host_arrays.push_back({"input", false, 0, 0});
+    for (std::size_t t = 0; t < schedules_.size(); ++t)
+      for (int axis = 1; axis <= 3; ++axis)
+        program_.host_arrays.push_back({to_string(schedules_[t].direction) + (t == 0 ? " C" : " D") + std::to_string(axis),
+                                        true, axis, t});
+    // First buffers: one per kind. Second buffers only for kinds that roll: the next block
+    // arrives there while the current one is used or still leaving.
+    std::vector<BufferSpec> buffers;
+    for (std::size_t k = 0; k < block_kind_count; ++k)
+      buffers.push_back({static_cast<std::uint32_t>(words_in(static_cast<BlockKind>(k), b())), static_cast<std::uint16_t>(k)});
+    second_.fill(no_buffer);
+    for (const Schedule& s : schedules_)
+      for (const ScheduleStage& stage : s.stages)
+        for (const Roll& roll : stage.steps.front().rolls) {
+          const auto k = static_cast<std::size_t>(roll.kind);
+          if (!moves(roll) || second_[k] != no_buffer) continue;
+          second_[k] = static_cast<std::uint32_t>(buffers.size());
+          buffers.push_back(buffers[k]);
+        }
+    program_.nodes.assign(shape().node_count(), NodeProgram{buffers, {}});
+    held_.assign(shape().node_count(), std::vector<std::optional<DataTag>>(buffers.size()));
+    for (const Schedule& s : schedules_)
+      for (int st = 0; st < 3; ++st)
+        program_.stages.push_back({static_cast<std::uint32_t>(program_.stages.size() / 3),
+                                   static_cast<std::uint32_t>(s.stages[static_cast<std::size_t>(st)].number),
+                                   s.stages[static_cast<std::size_t>(st)].mode, s.stages[static_cast<std::size_t>(st)].summary,
+                                   static_cast<std::uint32_t>(s.stages[static_cast<std::size_t>(st)].steps.size())});
+  }
+
+  std::uint16_t host_array(std::size_t transform, BlockKind kind) const {
+    if (!is_coefficient(kind)) return 0;
+    return static_cast<std::uint16_t>(1 + 3 * transform + (static_cast<std::size_t>(kind) - static_cast<std::size_t>(BlockKind::Coef1)));
+  }
+
+  // The kinds the step after `global` creates afresh (their arriving words are dead).
+  std::array<bool, block_kind_count> created_next(std::size_t t, std::size_t st, std::size_t step) const {
+    std::array<bool, block_kind_count> created{};
+    std::size_t nt = t, nst = st, nstep = step + 1;
+    if (nstep == schedules_[t].stages[st].steps.size()) {
+      nstep = 0;
+      if (++nst == 3) {
+        nst = 0;
+        ++nt;
+      }
+    }
+    if (nt < schedules_.size() && nstep == 0)
+      for (const Placement& p : schedules_[nt].stages[nst].created) created[static_cast<std::size_t>(p.block.kind)] = true;
+    return created;
+  }
+
+  void emit_step(std::size_t t, std::size_t st, std::size_t step, std::size_t global) {
+    const Schedule& schedule = schedules_[t];
+    const ScheduleStage& stage = schedule.stages[st];
+    const ScheduleStep& plan = stage.steps[step];
+    const TaskLabel label{static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(stage.number),
+                          static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(global)};
+    const std::size_t count = shape().node_count();
+    std::vector<std::vector<Task>> loads(count), receives(count), computes(count), sends(count);
+    if (st == 0 && step == 0)
+      for (const Placement& p : schedule.initial) {
+        if (t > 0 && p.block.kind == schedule.input_kind) continue;  // the previous transform's output
+        const std::size_t node = shape().index_of(p.node);
+        Task load = make_task(TaskKind::Load, label);
+        load.buffer = current(p.block.kind);
+        load.tag = tag_of(p.block);
+        load.source = {host_array(t, p.block.kind), {p.block.index[0], p.block.index[1], p.block.index[2]}};
+        held_[node][load.buffer] = load.tag;
+        loads[node].push_back(load);
+      }
+    for (std::size_t node = 0; node < count; ++node) {
+      const BlockMultiplyAdd& op = plan.ops[node];
+      Task compute = make_task(TaskKind::Compute, label);
+      compute.buffer = current(op.accumulator.kind);
+      compute.operand = current(op.operand.kind);
+      compute.coefficient = current(op.coefficient.kind);
+      compute.kernel = static_cast<std::uint32_t>(op.mode - 1);
+      compute.zero_accumulator = step == 0;
+      compute.tag = tag_of(op.accumulator);
+      compute.operand_tag = tag_of(op.operand);
+      compute.coefficient_tag = tag_of(op.coefficient);
+      if (compute.zero_accumulator) held_[node][compute.buffer] = compute.tag;
+      computes[node].push_back(compute);
+    }
+    const std::array<bool, block_kind_count> dead = created_next(t, st, step);
+    std::vector<std::pair<std::size_t, std::pair<std::uint32_t, DataTag>>> arrivals;  // node, (buffer, tag)
+    for (const Roll& roll : plan.rolls) {
+      if (!moves(roll)) continue;
+      const auto k = static_cast<std::size_t>(roll.kind);
+      const std::uint32_t from = current(roll.kind);
+      const std::uint32_t into = dead[k] ? no_buffer : buffer_id(roll.kind, which_[k] ^ 1);
+      for (std::size_t node = 0; node < count; ++node) {
+        const std::size_t to = shape().index_of(*shape().neighbour(shape().coord_of(node), roll.direction));
+        const auto message = static_cast<std::uint32_t>(program_.messages.size());
+        program_.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(to), {roll.direction},
+                                     static_cast<std::uint32_t>(words_in(roll.kind, b())), *held_[node][from]});
+        Task send = make_task(TaskKind::Send, label);
+        send.buffer = from;
+        send.message = message;
+        sends[node].push_back(send);
+        Task receive = make_task(TaskKind::Receive, label);
+        receive.buffer = into;
+        receive.message = message;
+        receives[to].push_back(receive);
+        if (into != no_buffer) arrivals.push_back({to, {into, program_.messages.back().tag}});
+      }
+      which_[k] ^= 1;
+    }
+    for (const auto& [node, arrival] : arrivals) held_[node][arrival.first] = arrival.second;
+    for (std::size_t node = 0; node < count; ++node) {
+      // Receives first: the next step's blocks may arrive while this step computes.
+      auto& tasks = program_.nodes[node].tasks;
+      for (auto* list : {&loads[node], &receives[node], &computes[node], &sends[node]})
+        tasks.insert(tasks.end(), list->begin(), list->end());
+    }
+  }
+
+  void declare_outputs() {
+    const std::size_t count = shape().node_count();
+    auto add = [&](const std::string& name, std::size_t t, std::uint32_t stage, BlockKind kind) {
+      ProgramOutput out{name, static_cast<std::uint32_t>(t), stage, {}, {}};
+      const std::uint32_t buffer = current(kind);
+      for (std::size_t node = 0; node < count; ++node) {
+        out.buffer.push_back(buffer);
+        out.tag.push_back(held_[node][buffer].value_or(DataTag{}));
+      }
+      program_.outputs.push_back(std::move(out));
+    };
+    static const std::array<const char*, 3> roman = {"I", "II", "III"};
+    for (std::size_t t = 0; t < schedules_.size(); ++t)
+      add(to_string(schedules_[t].direction), t, 3, schedules_[t].output_kind);
+    // The last transform's stage results survive to the end: the golden check uses them to
+    // find the first wrong stage.
+    const std::size_t last = schedules_.size() - 1;
+    for (std::size_t st = 0; st < 2; ++st)
+      add(to_string(schedules_[last].direction) + " stage " + roman[st], last, static_cast<std::uint32_t>(st + 1),
+          schedules_[last].stages[st].created.front().block.kind);
+  }
+
+  const TransformProblem& problem_;
+  std::vector<Schedule> schedules_;
+  Program program_;
+  std::array<std::uint32_t, block_kind_count> second_{};
+  std::array<int, block_kind_count> which_{};
+  std::vector<std::vector<std::optional<DataTag>>> held_;
+};
+
+class Orbital final : public Algorithm {
+ public:
+  std::string name() const override { return "orbital"; }
+  Program build(const TransformProblem& problem) const override {
+    return OrbitalBuilder(problem, schedules_of(problem)).build();
+  }
+  AlgorithmCheck check(const TransformProblem& problem) const override {
+    AlgorithmCheck out;
+    for (const Schedule& schedule : schedules_of(problem)) {
+      const VerificationReport report = verify_schedule(schedule, 4);
+      out.violation_count += report.violation_count;
+      for (const Violation& v : report.violations) out.violations.push_back(to_string(schedule.direction) + ": " + to_string(v));
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> make_orbital() { return std::make_unique<Orbital>(); }
+
+}  // namespace torus

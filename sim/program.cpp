@@ -1,0 +1,211 @@
+#include "sim/program.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace torus {
+
+std::string to_string(TaskKind kind) {
+  static const std::array<const char*, 4> names = {"load", "compute", "send", "receive"};
+  return names[static_cast<std::size_t>(kind)];
+}
+
+std::string Program::describe(const DataTag& tag) const {
+  const TagKind* kind = tag.kind < tag_kinds.size() ? &tag_kinds[tag.kind] : nullptr;
+  const std::string name = kind ? kind->name : fmt::format("tag{}", tag.kind);
+  if (kind && kind->dimensions == 2) return fmt::format("{}({},{})", name, tag.index[0], tag.index[1]);
+  return fmt::format("{}({},{},{})", name, tag.index[0], tag.index[1], tag.index[2]);
+}
+
+std::string Program::describe_node(std::size_t node) const { return to_string(shape.coord_of(node)); }
+
+std::size_t Program::global_steps() const {
+  std::size_t steps = 0;
+  for (const StageInfo& s : stages) steps += s.steps;
+  return steps;
+}
+
+const ProgramOutput* Program::output(const std::string& name) const {
+  for (const ProgramOutput& o : outputs)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+ProgramCounts count(const Program& program, std::uint32_t transform) {
+  ProgramCounts c;
+  std::set<std::uint32_t> steps;
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    const NodeProgram& node = program.nodes[n];
+    std::size_t declared = 0;
+    for (const BufferSpec& b : node.buffers) declared += b.words;
+    c.words_held_per_node = std::max(c.words_held_per_node, declared);
+    std::uint32_t step = ~0u, stage = 0;
+    std::size_t sent = 0;
+    auto close_step = [&] {
+      if (stage >= 1 && stage <= 3) {
+        auto& w = c.words_sent_per_node_step[stage - 1];
+        w = std::max(w, sent);
+      }
+      sent = 0;
+    };
+    for (const Task& task : node.tasks) {
+      if (task.label.transform != transform) continue;
+      if (task.label.global_step != step) {
+        close_step();
+        step = task.label.global_step;
+        stage = task.label.stage;
+        steps.insert(step);
+      }
+      if (task.kind == TaskKind::Compute) {
+        ++c.compute_tasks;
+        const std::size_t b = program.kernels[task.kernel].block;
+        c.scalar_multiply_adds += b * b * b * b;
+      } else if (task.kind == TaskKind::Send) {
+        const Message& m = program.messages[task.message];
+        sent += m.words;
+        ++c.messages;
+        c.hops += m.route.size();
+      }
+    }
+    close_step();
+  }
+  c.steps = steps.size();
+  return c;
+}
+
+namespace {
+
+std::string buffer_name(const Program& program, const NodeProgram& node, std::uint32_t buffer) {
+  if (buffer == no_buffer) return "(dropped)";
+  const std::uint16_t kind = node.buffers[buffer].kind;
+  const std::string name = kind < program.tag_kinds.size() ? program.tag_kinds[kind].name : "b";
+  return fmt::format("b{}:{}", buffer, name);
+}
+
+std::string route_text(const std::vector<Direction>& route) {
+  std::vector<std::string> hops;
+  for (const Direction d : route) hops.push_back(to_string(d));
+  return fmt::format("{}", fmt::join(hops, " "));
+}
+
+std::string task_text(const Program& program, const NodeProgram& node, const Task& task) {
+  switch (task.kind) {
+    case TaskKind::Load:
+      return fmt::format("load {} <- {} block ({},{},{}) as {}", buffer_name(program, node, task.buffer),
+                         program.host_arrays[task.source.array].name, task.source.index[0], task.source.index[1],
+                         task.source.index[2], program.describe(task.tag));
+    case TaskKind::Compute:
+      return fmt::format("compute {}: {} {}= {} x {}", program.kernels[task.kernel].name, program.describe(task.tag),
+                         task.zero_accumulator ? "" : "+", program.describe(task.operand_tag),
+                         program.describe(task.coefficient_tag)) +
+             fmt::format(" [{} {} {}]", buffer_name(program, node, task.buffer), buffer_name(program, node, task.operand),
+                         buffer_name(program, node, task.coefficient));
+    case TaskKind::Send: {
+      const Message& m = program.messages[task.message];
+      return fmt::format("send {} {} to {} via {} (message {}, {} words)", buffer_name(program, node, task.buffer),
+                         program.describe(m.tag), program.describe_node(m.destination), route_text(m.route), task.message,
+                         m.words);
+    }
+    case TaskKind::Receive: {
+      const Message& m = program.messages[task.message];
+      return fmt::format("receive {} {} from {} (message {})", buffer_name(program, node, task.buffer), program.describe(m.tag),
+                         program.describe_node(m.source), task.message);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string format_text(const Program& program) {
+  std::ostringstream out;
+  out << "program: " << program.description << "\n";
+  out << "torus " << program.shape.p1 << "x" << program.shape.p2 << "x" << program.shape.p3 << ", "
+      << program.node_count() << " nodes, " << program.messages.size() << " messages\n";
+  for (const StageInfo& s : program.stages)
+    out << "transform " << s.transform << " (" << program.transforms[s.transform] << ") stage " << s.stage << ": "
+        << s.summary << ", " << s.steps << " steps\n";
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    const NodeProgram& node = program.nodes[n];
+    out << "node " << program.describe_node(n) << ": " << node.buffers.size() << " buffers, " << node.tasks.size()
+        << " tasks\n";
+    std::uint32_t step = ~0u;
+    for (const Task& task : node.tasks) {
+      if (task.label.global_step != step) {
+        step = task.label.global_step;
+        out << "  transform " << task.label.transform << " stage " << task.label.stage << " step " << task.label.step << "\n";
+      }
+      out << "    " << task_text(program, node, task) << "\n";
+    }
+  }
+  return out.str();
+}
+
+namespace {
+
+nlohmann::json tag_json(const Program& program, const DataTag& tag) { return program.describe(tag); }
+
+nlohmann::json task_json(const Program& program, const Task& task) {
+  nlohmann::json j{{"kind", to_string(task.kind)},
+                   {"transform", task.label.transform},
+                   {"stage", task.label.stage},
+                   {"step", task.label.step}};
+  switch (task.kind) {
+    case TaskKind::Load:
+      j["buffer"] = task.buffer;
+      j["block"] = tag_json(program, task.tag);
+      j["source"] = {{"array", program.host_arrays[task.source.array].name},
+                     {"index", {task.source.index[0], task.source.index[1], task.source.index[2]}}};
+      break;
+    case TaskKind::Compute:
+      j["kernel"] = program.kernels[task.kernel].name;
+      j["accumulator"] = {{"buffer", task.buffer}, {"block", tag_json(program, task.tag)}, {"zero", task.zero_accumulator}};
+      j["operand"] = {{"buffer", task.operand}, {"block", tag_json(program, task.operand_tag)}};
+      j["coefficient"] = {{"buffer", task.coefficient}, {"block", tag_json(program, task.coefficient_tag)}};
+      break;
+    case TaskKind::Send:
+    case TaskKind::Receive:
+      j["buffer"] = task.buffer == no_buffer ? nlohmann::json(nullptr) : nlohmann::json(task.buffer);
+      j["message"] = task.message;
+      break;
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Program& program) {
+  nlohmann::json j;
+  j["algorithm"] = program.algorithm;
+  j["description"] = program.description;
+  j["shape"] = {program.shape.p1, program.shape.p2, program.shape.p3};
+  j["b"] = program.block_size;
+  j["transforms"] = program.transforms;
+  j["stages"] = nlohmann::json::array();
+  for (const StageInfo& s : program.stages)
+    j["stages"].push_back({{"transform", s.transform}, {"stage", s.stage}, {"mode", s.mode}, {"summary", s.summary}, {"steps", s.steps}});
+  j["messages"] = nlohmann::json::array();
+  for (const Message& m : program.messages) {
+    nlohmann::json route = nlohmann::json::array();
+    for (const Direction d : m.route) route.push_back(to_string(d));
+    j["messages"].push_back({{"source", program.describe_node(m.source)}, {"destination", program.describe_node(m.destination)},
+                             {"route", route}, {"words", m.words}, {"block", tag_json(program, m.tag)}});
+  }
+  j["nodes"] = nlohmann::json::array();
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    nlohmann::json buffers = nlohmann::json::array(), tasks = nlohmann::json::array();
+    for (const BufferSpec& b : program.nodes[n].buffers) buffers.push_back({{"words", b.words}, {"kind", program.tag_kinds[b.kind].name}});
+    for (const Task& t : program.nodes[n].tasks) tasks.push_back(task_json(program, t));
+    j["nodes"].push_back({{"node", program.describe_node(n)}, {"buffers", buffers}, {"tasks", tasks}});
+  }
+  j["outputs"] = nlohmann::json::array();
+  for (const ProgramOutput& o : program.outputs) j["outputs"].push_back({{"name", o.name}, {"transform", o.transform}, {"stage", o.stage}});
+  return j;
+}
+
+}  // namespace torus

@@ -1,0 +1,173 @@
+#pragma once
+// The Program: the contract between algorithms and engines. For every node, an ordered list
+// of tasks over the node's own buffers:
+//   load     the host places a block of one of its arrays in a buffer (no time, no links);
+//   compute  a named block kernel: accumulator (+)= operand x coefficient, b^4 fma;
+//   send     a buffer to another node by a route of one or more hops (a message);
+//   receive  which buffer a message fills (or none: the words are taken and dropped).
+// Stages and steps are labels for reports; no engine knows what they mean. An algorithm
+// builds a Program once per run (sim/algorithms/), the generic verifier checks it
+// (sim/program_verifier.hpp) and any engine runs it. The meaning of the task order, and so
+// what an engine may overlap, is defined in docs/timing-model.md ("Programs").
+
+#include <array>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sim/geometry.hpp"
+
+namespace torus {
+
+// What a buffer holds, for checks and diagnostics: a kind declared by the Program (its name,
+// e.g. "X'" or "C3", and how many indices it prints) and up to three block indices.
+struct DataTag {
+  std::uint16_t kind = 0;
+  std::array<std::int32_t, 3> index{0, 0, 0};
+  friend bool operator==(const DataTag&, const DataTag&) = default;
+  friend auto operator<=>(const DataTag&, const DataTag&) = default;
+};
+
+struct TagKind {
+  std::string name;
+  int dimensions = 3;  // indices printed: 3 for tensor blocks, 2 for coefficient blocks
+};
+
+inline constexpr std::uint32_t no_buffer = std::numeric_limits<std::uint32_t>::max();
+
+// A named block kernel. mode_product: acc(b x b x b) += operand(b x b x b) x_mode coef(b x b),
+// b^4 multiply-adds, each accumulator word updated b times.
+struct KernelSpec {
+  std::string name;       // "mode1", "mode2", "mode3"
+  int mode = 1;           // 1..3
+  std::size_t block = 1;  // b
+  friend bool operator==(const KernelSpec&, const KernelSpec&) = default;
+};
+
+// A block of one of the host's arrays: array index into Program::host_arrays, block coordinates.
+struct HostBlock {
+  std::uint16_t array = 0;
+  std::array<std::int32_t, 3> index{0, 0, 0};
+};
+
+// A host array: the input tensor or a coefficient matrix, named for diagnostics. Engines get
+// the values from the run (sim/run_inputs.hpp); the Program only says which block goes where.
+struct HostArray {
+  std::string name;       // "input", "forward C1", ...
+  bool matrix = false;    // a b x b block of an N x N matrix, else a b^3 block of the tensor
+  int axis = 0;           // matrices: 1..3
+  std::size_t transform = 0;  // matrices: which transform of the run they serve
+};
+
+// Report labels carried by every task.
+struct TaskLabel {
+  std::uint32_t transform = 0;
+  std::uint32_t stage = 1;        // 1..3
+  std::uint32_t step = 0;         // step within the stage
+  std::uint32_t global_step = 0;  // steps of all transforms counted in order
+};
+
+enum class TaskKind : std::uint8_t { Load, Compute, Send, Receive };
+std::string to_string(TaskKind kind);
+
+struct Task {
+  TaskKind kind = TaskKind::Compute;
+  TaskLabel label;
+  std::uint32_t buffer = no_buffer;  // load/send/receive: the buffer; compute: the accumulator
+  std::uint32_t operand = no_buffer;      // compute
+  std::uint32_t coefficient = no_buffer;  // compute
+  std::uint32_t kernel = 0;               // compute: index into Program::kernels
+  std::uint32_t message = 0;              // send/receive: index into Program::messages
+  bool zero_accumulator = false;          // compute: the accumulator starts at zero (and gets `tag`)
+  DataTag tag;                            // load: what is loaded; compute: the accumulator's block
+  DataTag operand_tag, coefficient_tag;   // compute: the blocks it reads
+  HostBlock source;                       // load
+};
+inline Task make_task(TaskKind kind, const TaskLabel& label) {
+  Task task;
+  task.kind = kind;
+  task.label = label;
+  return task;
+}
+
+// One message: the words of a buffer from `source` to `destination`, hop by hop along `route`
+// (a chain of neighbouring nodes; one hop for a roll).
+struct Message {
+  std::uint32_t source = 0;
+  std::uint32_t destination = 0;
+  std::vector<Direction> route;
+  std::uint32_t words = 0;
+  DataTag tag;  // the block it carries
+};
+
+struct BufferSpec {
+  std::uint32_t words = 0;
+  std::uint16_t kind = 0;  // the tag kind it is meant for (memory accounting, diagnostics)
+};
+
+struct NodeProgram {
+  std::vector<BufferSpec> buffers;
+  std::vector<Task> tasks;
+};
+
+// A named set of blocks the Program promises at its end, one per node.
+struct ProgramOutput {
+  std::string name;            // "forward", "forward stage I", ...
+  std::uint32_t transform = 0;
+  std::uint32_t stage = 3;     // the stage that produced it
+  std::vector<std::uint32_t> buffer;  // per node
+  std::vector<DataTag> tag;           // per node
+};
+
+// What a stage label means, for reports.
+struct StageInfo {
+  std::uint32_t transform = 0;
+  std::uint32_t stage = 1;
+  int mode = 1;
+  std::string summary;  // e.g. "n3 -> k3: X'(Q,R,k) += X(Q,R,S) x3 C3(S,k)"
+  std::uint32_t steps = 0;
+};
+
+struct Program {
+  std::string algorithm;      // the generator's registered name
+  std::string description;    // one line: problem and parameters
+  TorusShape shape;
+  std::size_t block_size = 1;  // b
+  std::vector<TagKind> tag_kinds;
+  std::vector<KernelSpec> kernels;
+  std::vector<HostArray> host_arrays;
+  std::vector<Message> messages;
+  std::vector<NodeProgram> nodes;  // indexed like TorusShape::index_of
+  std::vector<ProgramOutput> outputs;
+  std::vector<StageInfo> stages;   // in order; global steps run through them
+  std::vector<std::string> transforms;  // per transform: "forward" or "inverse"
+
+  std::size_t node_count() const { return nodes.size(); }
+  std::string describe(const DataTag& tag) const;  // "X'(0,1,2)", "C3(2,1)"
+  std::string describe_node(std::size_t node) const;  // "(q,r,s)"
+  std::size_t global_steps() const;
+  const ProgramOutput* output(const std::string& name) const;  // nullptr when absent
+};
+
+// Counts read off a Program (no arithmetic), per transform: what the paper's complexity
+// analysis derives for the orbital schedule, and what any algorithm can be asked.
+struct ProgramCounts {
+  std::size_t steps = 0;                // distinct step labels
+  std::size_t compute_tasks = 0;        // block multiply-adds
+  std::size_t scalar_multiply_adds = 0; // b^4 per mode product
+  std::array<std::size_t, 3> words_sent_per_node_step{};  // per stage, max over nodes and steps
+  std::size_t words_held_per_node = 0;  // buffers declared, max over nodes
+  std::size_t messages = 0;
+  std::size_t hops = 0;                 // summed over messages
+};
+ProgramCounts count(const Program& program, std::uint32_t transform);
+
+std::string format_text(const Program& program);  // one line per task
+nlohmann::json to_json(const Program& program);
+
+}  // namespace torus
