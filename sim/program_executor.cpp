@@ -1,0 +1,1 @@
+#include "sim/program_executor.hpp"
