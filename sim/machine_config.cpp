@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "kernels/text.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/roll_policy.hpp"
 
@@ -20,7 +21,48 @@ double parse_positive_real(std::string_view text, std::string_view key, std::str
   return value;
 }
 
+struct Stepping {
+  std::vector<std::size_t> nodes;
+  std::size_t every = 0, remainder = 0;
+};
+
+std::size_t parse_index(std::string_view text) {
+  std::size_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
+    throw std::invalid_argument("fast_forward_stepping: '" + std::string(text) +
+                                "' is not allowed; allowed: 'none', node indices such as 3,17, or every:K:R");
+  return v;
+}
+
+Stepping parse_stepping(std::string_view text) {
+  Stepping s;
+  if (text == "none") return s;
+  if (text.starts_with("every:")) {
+    const std::string_view rest = text.substr(6);
+    const std::size_t colon = rest.find(':');
+    s.every = parse_index(rest.substr(0, colon));
+    s.remainder = colon == std::string_view::npos ? 0 : parse_index(rest.substr(colon + 1));
+    if (s.every == 0) parse_index("");
+    return s;
+  }
+  for (const std::string& part : split(text, ',')) s.nodes.push_back(parse_index(part));
+  return s;
+}
+
 }  // namespace
+
+std::vector<std::size_t> MachineConfig::stepping_nodes(std::size_t node_count) const {
+  const Stepping s = parse_stepping(fast_forward_stepping);
+  std::vector<std::size_t> out = s.nodes;
+  for (const std::size_t n : out)
+    if (n >= node_count)
+      throw std::invalid_argument("fast_forward_stepping: node " + std::to_string(n) + " is not allowed; allowed: 0 to " +
+                                  std::to_string(node_count - 1));
+  if (s.every > 0)
+    for (std::size_t n = s.remainder % s.every; n < node_count; n += s.every) out.push_back(n);
+  return out;
+}
 
 void MachineConfig::declare(ParameterSet& set) {
   set.integer("fma_latency", fma_latency, 1, 1024, "cycles",
@@ -53,6 +95,10 @@ void MachineConfig::declare(ParameterSet& set) {
   set.choice("fast_forward", fast_forward, {"on", "off"},
              "on: a node skips cycles whose outcome is already known (same results, faster); off: every node "
              "steps every cycle, for cross-checking");
+  set.text("fast_forward_stepping", fast_forward_stepping, "'none', node indices such as 3,17, or every:K:R",
+           "test hook: these nodes step every cycle even with fast_forward on (every:K:R is every node whose index "
+           "is R mod K); the results must not change",
+           [](std::string_view text) { parse_stepping(text); });
   set.choice("engine", engine, {"systemc", "functional"},
              "systemc: cycle-accurate torus; functional: untimed executor (values only, no cycle counts)");
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/parameters.hpp"
 #include "sim/rational.hpp"
@@ -22,6 +23,7 @@ struct MachineConfig {
   std::string clock_hz = "1e9";
   std::string engine = "systemc";
   std::string fast_forward = "on";
+  std::string fast_forward_stepping = "none";
 
   void declare(ParameterSet& set);
 
@@ -31,6 +33,9 @@ struct MachineConfig {
   // a roll; otherwise the number given.
   std::int64_t link_buffer(std::size_t block_size) const;
   double clock_frequency() const;
+  // Nodes that step every cycle although fast_forward is on (a test hook: results must not
+  // depend on which nodes sleep). Throws std::invalid_argument naming a node out of range.
+  std::vector<std::size_t> stepping_nodes(std::size_t node_count) const;
 };
 
 }  // namespace torus

@@ -1,5 +1,6 @@
 #include "sim/micro_schedule.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim/registry.hpp"
@@ -55,6 +56,13 @@ MicroProgram MicroSchedule::build(int mode, std::size_t b, bool split) const {
     }
     program.instructions.push_back(instruction);
   });
+  program.updates_per_word = static_cast<std::uint32_t>(b * (split ? 4 : 1));
+  std::vector<std::size_t> last_update(words, 0);
+  for (std::size_t i = 0; i < program.instructions.size(); ++i) last_update[program.instructions[i].accumulator] = i;
+  program.accumulator_final_order.resize(words);
+  for (std::uint32_t w = 0; w < words; ++w) program.accumulator_final_order[w] = w;
+  std::sort(program.accumulator_final_order.begin(), program.accumulator_final_order.end(),
+            [&](std::uint32_t a, std::uint32_t c) { return last_update[a] < last_update[c]; });
   return program;
 }
 

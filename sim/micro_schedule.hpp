@@ -32,6 +32,8 @@ struct MicroProgram {
   std::size_t components = 1;  // dependency targets per accumulator word: 2 (re, im) when split
   std::vector<std::uint32_t> operand_first_use;      // operand words in order of first use
   std::vector<std::uint32_t> coefficient_first_use;  // coefficient words in order of first use
+  std::vector<std::uint32_t> accumulator_final_order; // accumulator words in order of their last update
+  std::uint32_t updates_per_word = 1;                 // fma writing each accumulator word
 
   // The dependency target an instruction writes: accumulator word * components + component.
   std::uint32_t target(const FmaInstruction& i) const {

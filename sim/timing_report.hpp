@@ -56,6 +56,7 @@ struct TimingReport {
   std::uint64_t fma_issued = 0;
   std::uint64_t fma_expected = 0;  // 3 N^4 x complex cost x transforms
   std::uint64_t fast_forwarded_fma = 0;  // of fma_issued, those fast-forward issued ahead
+  std::string fast_forward_note;         // why fast-forward could not engage, or empty
   CycleBreakdown cycles;
   std::vector<StageTiming> stages;
   std::vector<StepTiming> steps;
@@ -64,7 +65,8 @@ struct TimingReport {
   // Kept for tori of at most 16^3 nodes, for heat maps.
   std::vector<std::uint64_t> link_active_cycles;
   std::uint64_t words_paper = 0;          // 4 b^3 + 3 b^2
-  std::uint64_t words_second_buffers = 0; // the roll policy's receive buffers
+  std::uint64_t words_allocated = 0;      // buffer words a node really allocates (max over nodes)
+  std::uint64_t words_second_buffers = 0; // allocated beyond the paper's count: the second buffers
   std::uint64_t words_link_buffers = 0;   // six link receive buffers of link_buffer_words
   std::optional<AnalyticPrediction> analytic;
   double simulation_seconds = 0;          // wall time of the SystemC run itself

@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "models/systemc.hpp"
+#include "models/cycle/systemc.hpp"
 
 int main(int argc, char* argv[]) {
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);

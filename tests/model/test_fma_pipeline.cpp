@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "models/fma_pipeline.hpp"
+#include "models/cycle/fma_pipeline.hpp"
 
 using namespace torus;
 

@@ -10,13 +10,16 @@
 //   word that leaves takes a credit; a word the receiver pops returns its credit to the sender
 //   `latency` cycles later. With no credit the sender stalls. Words are never lost, duplicated
 //   or reordered.
+// - Evaluate/update: what a sender sends and what a receiver pops in one delta cycle become
+//   visible to the other end only in the channel's update phase, so the order in which
+//   SystemC runs the two ends can never matter.
 
 #include <optional>
 #include <string>
 
-#include "models/link_word.hpp"
-#include "models/ring_queue.hpp"
-#include "models/systemc.hpp"
+#include "models/cycle/link_word.hpp"
+#include "models/cycle/ring_queue.hpp"
+#include "models/cycle/systemc.hpp"
 #include "sim/rational.hpp"
 
 namespace torus {
@@ -27,7 +30,7 @@ struct ArrivalHint {
   Cycle next = never;
   const bool* sleeping = nullptr;
   sc_core::sc_event* wake = nullptr;
-  sc_core::sc_time period;
+  Cycle period_ticks = 1;
 };
 
 // The sending end.
@@ -62,6 +65,15 @@ struct LinkFault {
   std::string label;  // which link, for the record: "(0,0,0) +Q"
 };
 
+// What the injected fault did to which word, for the run's record (formatted by the top,
+// which knows the Program).
+struct LinkFaultRecord {
+  bool fired = false;
+  LinkWord word;  // as sent, before the fault
+  Cycle cycle = 0;
+  double became = 0;  // the real part after a bit flip
+};
+
 struct LinkStats {
   std::uint64_t words_sent = 0;
   std::uint64_t active_cycles = 0;        // cycles in which at least one word left
@@ -87,8 +99,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   const std::size_t& occupancy() const { return arrived_; }
   bool idle() const { return queue_.empty(); }
   void inject(LinkFault fault) { fault_ = std::move(fault); }
-  // What the injected fault did, once it has fired; empty before.
-  const std::string& fault_record() const { return fault_record_; }
+  const std::optional<LinkFault>& fault() const { return fault_; }
+  // What the injected fault did, once it has fired.
+  const LinkFaultRecord& fault_record() const { return fault_record_; }
   Cycle latency() const { return latency_; }
 
  private:
@@ -96,6 +109,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
     LinkWord word;
     Cycle arrival;
   };
+  void update() override;
   void collect_credits(Cycle cycle);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);
@@ -108,7 +122,10 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   bool starved_ = false;
   ArrivalHint* hint_ = nullptr;
   std::optional<LinkFault> fault_;
-  std::string fault_record_;
+  LinkFaultRecord fault_record_;
+  RingQueue<InFlight> staged_;          // sent in this delta cycle, visible after update
+  std::uint64_t staged_credits_ = 0;    // popped in this delta cycle
+  Cycle staged_credit_cycle_ = 0;
   RingQueue<InFlight> queue_;           // sent, not popped, in order
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
   RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender

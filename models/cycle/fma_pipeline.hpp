@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "models/systemc.hpp"
+#include "models/cycle/systemc.hpp"
 
 namespace torus {
 

@@ -1,4 +1,4 @@
-#include "models/fma_pipeline.hpp"
+#include "models/cycle/fma_pipeline.hpp"
 
 #include <stdexcept>
 

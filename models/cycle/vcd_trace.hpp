@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "models/torus_top.hpp"
+#include "models/cycle/torus_top.hpp"
 
 namespace torus {
 

@@ -1,25 +1,22 @@
 #pragma once
-// The whole machine: one clock, the sequencer, P^3 nodes and one link channel per node and
-// direction, wired in one loop with wrap-around. It stops the simulation when every node has
-// finished, or when nothing has moved for `watchdog_cycles` while work remains.
+// The whole machine for one Program: a clock, one node per Program node and one link channel
+// per node and direction, wired in one loop with modular neighbour arithmetic. It stops the
+// simulation when every node has finished, or when nothing has moved for `watchdog_cycles`
+// while work remains.
 
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "models/link_channel.hpp"
-#include "models/node.hpp"
-#include "models/sequencer.hpp"
+#include "models/cycle/link_channel.hpp"
+#include "models/cycle/node.hpp"
 #include "sim/fault_config.hpp"
-#include "sim/geometry.hpp"
 #include "sim/rational.hpp"
-#include "sim/roll_policy.hpp"
 
 namespace torus {
 
 struct TopConfig {
-  TorusShape shape;
   Cycle fma_latency = 1;
   unsigned fma_per_cycle = 1;
   Cycle link_latency = 1;
@@ -27,6 +24,8 @@ struct TopConfig {
   std::uint64_t link_buffer_words = 1;
   Cycle watchdog_cycles = 100000;
   bool fast_forward = true;
+  // Test hook: nodes whose index is in this set run with fast-forward off (empty: all alike).
+  std::vector<std::size_t> stepping_nodes;
   FaultKind fault = FaultKind::None;
   std::size_t fault_node = 0;
   Direction fault_link = Direction::PlusQ;
@@ -36,17 +35,17 @@ struct TopConfig {
 
 class TorusTop : public sc_core::sc_module {
  public:
-  using DatapathFactory = std::function<std::unique_ptr<NodeDatapath>()>;
+  using DatapathFactory = std::function<std::unique_ptr<NodeDatapath>(std::size_t node)>;
 
-  TorusTop(const sc_core::sc_module_name& name, const TopConfig& config, std::vector<Schedule> schedules,
+  TorusTop(const sc_core::sc_module_name& name, const TopConfig& config, const Program& program,
            const MicroSchedule& micro_schedule, const RollPolicy& policy, bool split_complex,
            const DatapathFactory& make_datapath);
 
   sc_core::sc_clock clock;
-  Sequencer sequencer;
   sc_core::sc_vector<LinkChannel> links;  // index: node * 6 + direction the words travel
   sc_core::sc_vector<Node> nodes;
 
+  const Program& program() const { return *shared_.program; }
   const LinkChannel& link(std::size_t node, Direction direction) const {
     return links[node * direction_count + static_cast<std::size_t>(direction)];
   }
@@ -62,6 +61,7 @@ class TorusTop : public sc_core::sc_module {
   void watch();
   void inject_fault();
 
+  RunShared shared_;
   TopConfig config_;
   std::size_t finished_nodes_ = 0;
   Cycle completion_cycle_ = 0;

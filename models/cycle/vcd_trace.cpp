@@ -1,4 +1,4 @@
-#include "models/vcd_trace.hpp"
+#include "models/cycle/vcd_trace.hpp"
 
 #include <filesystem>
 
@@ -10,7 +10,7 @@ VcdTrace::VcdTrace(const std::string& path, const TorusTop& top)
     : path_(path), partial_base_(path.substr(0, path.size() - 4) + ".partial") {
   file_ = sc_core::sc_create_vcd_trace_file(partial_base_.c_str());
   file_->set_time_unit(1, sc_core::SC_NS);
-  const TorusShape& shape = top.sequencer.schedules().front().shape;
+  const TorusShape& shape = top.program().shape;
   for (const Node& node : top.nodes) {
     const NodeCoord c = shape.coord_of(node.index());
     const std::string name = fmt::format("node_{}_{}_{}", c.q, c.r, c.s);

@@ -1,11 +1,9 @@
-#include "models/link_channel.hpp"
+#include "models/cycle/link_channel.hpp"
 
 #include "sim/fault_config.hpp"
 
 #include <algorithm>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace torus {
 
@@ -39,31 +37,38 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
   const std::int64_t start = std::max(next_free_tick_, static_cast<std::int64_t>(cycle) * rate_.num);
   next_free_tick_ = start + rate_.den;
   --credits_;
-  LinkWord word = sent;
-  if (fault_ && fault_record_.empty() && cycle >= fault_->from) {
-    const std::string what = fmt::format("word {} of {} (for step {}) on link {} at cycle {}", word.index,
-                                         to_string(word.block), word.step, fault_->label, cycle);
-    if (fault_->drop) {
-      fault_record_ = "dropped " + what;
-      ++stats_.words_sent;  // it left; it never arrives, and its credit never returns
-      return;
-    }
-    const double real = with_bit_flipped(word.value.real(), fault_->bit);
-    fault_record_ = fmt::format("flipped bit {} of {}: {} became {}", fault_->bit, what, word.value.real(), real);
-    word.value = {real, word.value.imag()};
-  }
-  queue_.push_back({word, cycle + latency_});
-  if (hint_ && cycle + latency_ < hint_->next) {
-    hint_->next = cycle + latency_;
-    if (*hint_->sleeping) hint_->wake->notify(hint_->period * static_cast<double>(latency_));
-  }
   ++stats_.words_sent;
   if (last_active_cycle_ != cycle) {
     ++stats_.active_cycles;
     last_active_cycle_ = cycle;
   }
-  observe(cycle);
-  stats_.peak_in_flight = std::max<std::uint64_t>(stats_.peak_in_flight, queue_.size() - arrived_);
+  LinkWord word = sent;
+  if (fault_ && !fault_record_.fired && cycle >= fault_->from) {
+    fault_record_ = {true, sent, cycle, 0};
+    if (fault_->drop) return;  // it left; it never arrives, and its credit never returns
+    word.value = {with_bit_flipped(word.value.real(), fault_->bit), word.value.imag()};
+    fault_record_.became = word.value.real();
+  }
+  request_update();
+  staged_.push_back({word, cycle + latency_});
+}
+
+// The update phase: words sent and credits freed in the evaluate phase that just ended become
+// visible to the other end, and a sleeping receiver is woken for the earliest arrival.
+void LinkChannel::update() {
+  const Cycle now_ticks = sc_core::sc_time_stamp().value();
+  while (!staged_.empty()) {
+    const InFlight& in = staged_.front();
+    queue_.push_back(in);
+    stats_.peak_in_flight = std::max<std::uint64_t>(stats_.peak_in_flight, queue_.size() - arrived_);
+    if (hint_ && in.arrival < hint_->next) {
+      hint_->next = in.arrival;
+      if (*hint_->sleeping)
+        hint_->wake->notify(sc_core::sc_time::from_value(in.arrival * hint_->period_ticks - now_ticks));
+    }
+    staged_.pop_front();
+  }
+  for (; staged_credits_ > 0; --staged_credits_) returning_credits_.push_back(staged_credit_cycle_ + latency_);
 }
 
 void LinkChannel::observe(Cycle cycle) {
@@ -82,7 +87,9 @@ void LinkChannel::pop(Cycle cycle) {
   if (!front(cycle)) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
   queue_.pop_front();
   --arrived_;
-  returning_credits_.push_back(cycle + latency_);
+  request_update();
+  staged_credits_ += 1;
+  staged_credit_cycle_ = cycle;
 }
 
 }  // namespace torus

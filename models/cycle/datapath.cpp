@@ -1,0 +1,96 @@
+#include "models/cycle/datapath.hpp"
+
+#include <cmath>
+
+#include "kernels/scalar.hpp"
+
+namespace torus {
+namespace {
+
+template <class T>
+T from_complex(std::complex<double> value) {
+  if constexpr (is_complex_v<T>) return T(static_cast<real_t<T>>(value.real()), static_cast<real_t<T>>(value.imag()));
+  else return static_cast<T>(value.real());
+}
+
+template <class T>
+class TypedDatapath final : public NodeDatapath {
+ public:
+  TypedDatapath(const Program& program, std::size_t node, const HostData<T>& host) : program_(program), host_(host) {
+    for (const BufferSpec& spec : program.nodes.at(node).buffers) memory_.emplace_back(spec.words, T{});
+  }
+
+  void load(std::uint32_t buffer, const HostBlock& block) override { host_.load(program_, block, memory_[buffer].data()); }
+  void zero(std::uint32_t buffer) override { std::fill(memory_[buffer].begin(), memory_[buffer].end(), T{}); }
+
+  void fma(const FmaInstruction& i, std::uint32_t accumulator, std::uint32_t operand, std::uint32_t coefficient) override {
+    T& acc = memory_[accumulator][i.accumulator];
+    const T a = memory_[operand][i.operand];
+    const T c = memory_[coefficient][i.coefficient];
+    if constexpr (is_complex_v<T>) {
+      using R = real_t<T>;
+      R re = acc.real(), im = acc.imag();
+      switch (i.part) {
+        case FmaPart::RealReal: re = std::fma(a.real(), c.real(), re); break;
+        case FmaPart::RealImag: im = std::fma(a.real(), c.imag(), im); break;
+        case FmaPart::ImagImag: re = std::fma(-a.imag(), c.imag(), re); break;
+        case FmaPart::ImagReal: im = std::fma(a.imag(), c.real(), im); break;
+        case FmaPart::Whole:
+          // The four parts in the order a real unit issues them per component.
+          re = std::fma(-a.imag(), c.imag(), std::fma(a.real(), c.real(), re));
+          im = std::fma(a.imag(), c.real(), std::fma(a.real(), c.imag(), im));
+          break;
+      }
+      acc = T(re, im);
+    } else {
+      acc = std::fma(a, c, acc);
+    }
+  }
+
+  std::complex<double> read(std::uint32_t buffer, std::uint32_t word) const override {
+    const T v = memory_[buffer][word];
+    if constexpr (is_complex_v<T>) return {static_cast<double>(v.real()), static_cast<double>(v.imag())};
+    else return static_cast<double>(v);
+  }
+
+  void write(std::uint32_t buffer, std::uint32_t word, std::complex<double> value) override {
+    memory_[buffer][word] = from_complex<T>(value);
+  }
+
+  std::size_t allocated_words() const override {
+    std::size_t words = 0;
+    for (const auto& b : memory_) words += b.capacity();
+    return words;
+  }
+  std::size_t word_bytes() const override { return sizeof(T); }
+
+ private:
+  const Program& program_;
+  const HostData<T>& host_;
+  std::vector<std::vector<T>> memory_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<NodeDatapath> make_datapath(const Program& program, std::size_t node, const HostData<T>& host) {
+  return std::make_unique<TypedDatapath<T>>(program, node, host);
+}
+
+template <class T>
+std::vector<T> buffer_values(const NodeDatapath& datapath, std::uint32_t buffer, std::size_t words) {
+  std::vector<T> out(words);
+  for (std::size_t w = 0; w < words; ++w) out[w] = from_complex<T>(datapath.read(buffer, static_cast<std::uint32_t>(w)));
+  return out;
+}
+
+#define TORUS_INSTANTIATE_DATAPATH(T)                                                                  \
+  template std::unique_ptr<NodeDatapath> make_datapath(const Program&, std::size_t, const HostData<T>&); \
+  template std::vector<T> buffer_values(const NodeDatapath&, std::uint32_t, std::size_t);
+TORUS_INSTANTIATE_DATAPATH(float)
+TORUS_INSTANTIATE_DATAPATH(double)
+TORUS_INSTANTIATE_DATAPATH(std::complex<float>)
+TORUS_INSTANTIATE_DATAPATH(std::complex<double>)
+#undef TORUS_INSTANTIATE_DATAPATH
+
+}  // namespace torus

@@ -1,0 +1,42 @@
+#pragma once
+// The values a node holds and computes, kept apart from the time it takes: the node's timing
+// logic calls this interface, so any timing engine can reuse the arithmetic unchanged.
+// Words are handed over as std::complex<double>, which holds every element type exactly.
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "sim/host_data.hpp"
+#include "sim/micro_schedule.hpp"
+#include "sim/program.hpp"
+
+namespace torus {
+
+// Contract: buffers are the node's Program buffers, allocated once with their declared
+// sizes. fma() performs exactly the arithmetic of one modelled fma (std::fma on reals; for
+// complex data one part of the four-part complex multiply-add, or all four in part order for
+// FmaPart::Whole), reading and writing the node's own buffers.
+class NodeDatapath {
+ public:
+  virtual ~NodeDatapath() = default;
+  virtual void load(std::uint32_t buffer, const HostBlock& block) = 0;
+  virtual void zero(std::uint32_t buffer) = 0;
+  virtual void fma(const FmaInstruction& instruction, std::uint32_t accumulator, std::uint32_t operand,
+                   std::uint32_t coefficient) = 0;
+  virtual std::complex<double> read(std::uint32_t buffer, std::uint32_t word) const = 0;
+  virtual void write(std::uint32_t buffer, std::uint32_t word, std::complex<double> value) = 0;
+  // Words of storage the node really allocates, and their size in bytes.
+  virtual std::size_t allocated_words() const = 0;
+  virtual std::size_t word_bytes() const = 0;
+};
+
+template <class T>
+std::unique_ptr<NodeDatapath> make_datapath(const Program& program, std::size_t node, const HostData<T>& host);
+
+// The values of one buffer, converted to T (for gathering results).
+template <class T>
+std::vector<T> buffer_values(const NodeDatapath& datapath, std::uint32_t buffer, std::size_t words);
+
+}  // namespace torus

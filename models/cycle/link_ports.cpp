@@ -1,0 +1,250 @@
+#include "models/cycle/link_ports.hpp"
+
+#include <algorithm>
+
+namespace torus {
+
+LinkPorts::LinkPorts(NodeContext& context) : context_(context) { owner_.fill(free_link); }
+
+void LinkPorts::plan_directions(std::uint8_t out_mask, std::uint8_t in_mask) {
+  for (std::size_t d = 0; d < direction_count; ++d) {
+    if (out_mask & (1u << d)) out_dirs_.push_back(d);
+    if (in_mask & (1u << d)) in_dirs_.push_back(d);
+  }
+}
+
+void LinkPorts::post(std::uint32_t task, Cycle) {
+  const Task& t = context_.task(task);
+  const Message& m = context_.program().messages[t.message];
+  if (m.route.empty()) context_.fail("message " + std::to_string(t.message) + " has no route (a node sending to itself)");
+  const std::uint32_t compute = context_.flow[task].preceding_compute;
+  BlockRole role = BlockRole::Operand;
+  const std::vector<std::uint32_t>* order = nullptr;
+  const RollPolicy& policy = *context_.run->policy;
+  if (compute != no_task) {
+    const Task& c = context_.task(compute);
+    const MicroProgram& micro = context_.run->micro[c.kernel];
+    if (t.buffer == c.buffer) role = BlockRole::Accumulator;
+    else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
+    const SendRelease release = policy.release(role);
+    // Words leave in the order the compute finishes them, or the order a neighbour running
+    // the same kernel will first read them.
+    if (release == SendRelease::WordFinal) order = &micro.accumulator_final_order;
+    else if (release == SendRelease::WordPresent && t.buffer == c.operand) order = &micro.operand_first_use;
+    else if (release == SendRelease::WordPresent && t.buffer == c.coefficient) order = &micro.coefficient_first_use;
+  }
+  const std::uint32_t generation = context_.flow[task].generation;
+  context_.memory.owe(t.buffer, generation);
+  const auto d = static_cast<std::size_t>(m.route.front());
+  outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order});
+  retry_at_[d] = 0;
+}
+
+bool LinkPorts::passes_through(const LinkWord& word) const {
+  return word.hop + 1 < context_.program().messages[word.message].route.size();
+}
+
+std::size_t LinkPorts::next_direction(const LinkWord& word) const {
+  return static_cast<std::size_t>(context_.program().messages[word.message].route[word.hop + 1]);
+}
+
+void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
+  for (const std::size_t p : in_dirs_) {
+    if (hints_[p].next > cycle) continue;  // nothing due on this link yet
+    LinkReceiveIf& link = *context_.in[p];
+    while (const LinkWord* word = link.front(cycle)) {
+      if (passes_through(*word) || !store(*word, cycle, posted_before)) break;
+      link.pop(cycle);
+    }
+    hints_[p].next = link.next_arrival();
+  }
+}
+
+// A word for one of this node's receives lands if the receive has been posted and its place
+// owes nothing to an earlier send; otherwise it waits in the link buffer.
+bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before) {
+  const std::uint32_t task = context_.run->receive_task_of[word.message];
+  if (task >= posted_before) return false;
+  const Task& t = context_.task(task);
+  TaskRecord& record = context_.records[task];
+  if (t.buffer != no_buffer) {
+    BufferState& buffer = context_.memory.buffer(t.buffer);
+    if (buffer.words[word.index].owed > 0) return false;
+    if (record.count == 0) {
+      const DataTag& expected = context_.program().messages[word.message].tag;
+      if (word.tag != expected)
+        context_.fail("message " + std::to_string(word.message) + " should carry " + context_.program().describe(expected) +
+                      " but " + context_.program().describe(word.tag) + " arrived");
+      buffer.tag = word.tag;
+    }
+    context_.datapath->write(t.buffer, word.index, word.value);
+    context_.memory.store(t.buffer, word.index, context_.flow[task].generation, cycle);
+  }
+  if (record.count++ == 0) record.first = cycle;
+  record.last = cycle;
+  --context_.incoming_left;
+  ++context_.stats.words_received;
+  context_.last_progress = cycle;
+  context_.send_state_changed = true;
+  return true;
+}
+
+bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
+  const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
+  switch (o.release) {
+    case SendRelease::ComputeDone:
+      return (o.compute == no_task || context_.records[o.compute].last <= cycle) && NodeMemory::present(w, o.generation, cycle);
+    case SendRelease::WordPresent: return NodeMemory::present(w, o.generation, cycle);
+    case SendRelease::WordFinal: return w.writes_left == 0 && NodeMemory::present(w, o.generation, cycle);
+  }
+  return false;
+}
+
+Cycle LinkPorts::release_cycle(const Outgoing& o) const {
+  const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
+  if (w.generation != o.generation) return never;
+  switch (o.release) {
+    case SendRelease::ComputeDone:
+      return o.compute == no_task ? w.ready : std::max(w.ready, context_.records[o.compute].last);
+    case SendRelease::WordPresent: return w.ready;
+    case SendRelease::WordFinal: return w.writes_left == 0 ? w.ready : never;
+  }
+  return never;
+}
+
+void LinkPorts::send(Cycle cycle) {
+  if (context_.send_state_changed) {
+    retry_at_.fill(0);
+    context_.send_state_changed = false;
+  }
+  for (const std::size_t d : out_dirs_) {
+    for (;;) {
+      if (owner_[d] == free_link) grant(d, cycle);
+      const int owner = owner_[d];
+      if (owner == free_link) break;
+      if (owner == local_owner) send_local(d, cycle);
+      else forward(d, cycle);
+      if (owner_[d] != free_link) break;  // the message holds the link, blocked for now
+    }
+  }
+}
+
+// Whole messages in the order they asked for the link; ties: this node's own first, then the
+// input ports in direction order.
+void LinkPorts::grant(std::size_t d, Cycle cycle) {
+  Cycle best = never;
+  int winner = free_link;
+  if (!outgoing_[d].empty() && retry_at_[d] <= cycle) {
+    const Outgoing& head = outgoing_[d].front();
+    if (released(head, cycle)) {
+      best = release_cycle(head);
+      winner = local_owner;
+    } else {
+      retry_at_[d] = release_cycle(head);
+    }
+  }
+  for (const std::size_t p : in_dirs_) {
+    if (hints_[p].next > cycle) continue;
+    const LinkWord* word = context_.in[p]->front(cycle);
+    if (!word || !passes_through(*word) || next_direction(*word) != d) continue;
+    const Cycle asked = context_.in[p]->next_arrival();
+    if (asked < best) {
+      best = asked;
+      winner = static_cast<int>(p);
+    }
+  }
+  owner_[d] = winner;
+  forwarded_[d] = 0;
+}
+
+void LinkPorts::send_local(std::size_t d, Cycle cycle) {
+  auto& queue = outgoing_[d];
+  Outgoing& o = queue.front();
+  LinkSendIf& link = *context_.out[d];
+  while (released(o, cycle) && link.can_send(cycle)) {
+    const std::uint32_t w = word_at(o);
+    const BufferState& buffer = context_.memory.buffer(o.buffer);
+    link.send(cycle, {context_.datapath->read(o.buffer, w), buffer.tag, o.message, w, 0});
+    context_.memory.settle(o.buffer, w);
+    TaskRecord& record = context_.records[o.task];
+    if (record.count++ == 0) record.first = cycle;
+    record.last = cycle;
+    ++context_.stats.words_sent;
+    context_.last_progress = cycle;
+    if (++o.position == o.words) {
+      context_.memory.release_pending(o.buffer, o.generation);
+      queue.pop_front();
+      owner_[d] = free_link;
+      return;
+    }
+  }
+  if (!released(o, cycle)) retry_at_[d] = release_cycle(o);
+}
+
+void LinkPorts::forward(std::size_t d, Cycle cycle) {
+  const auto p = static_cast<std::size_t>(owner_[d]);
+  LinkReceiveIf& in = *context_.in[p];
+  LinkSendIf& out = *context_.out[d];
+  while (const LinkWord* front = in.front(cycle)) {
+    if (!out.can_send(cycle)) break;
+    LinkWord word = *front;
+    ++word.hop;
+    out.send(cycle, word);
+    in.pop(cycle);
+    ++context_.stats.words_forwarded;
+    context_.last_progress = cycle;
+    if (++forwarded_[d] == context_.program().messages[word.message].words) {
+      owner_[d] = free_link;
+      break;
+    }
+  }
+  hints_[p].next = in.next_arrival();
+}
+
+bool LinkPorts::idle() const {
+  for (std::size_t d = 0; d < direction_count; ++d)
+    if (!outgoing_[d].empty() || owner_[d] != free_link) return false;
+  return true;
+}
+
+bool LinkPorts::any_starved_with_work() const {
+  for (const std::size_t d : out_dirs_)
+    if (!outgoing_[d].empty() && context_.out[d]->starved_of_credit()) return true;
+  return false;
+}
+
+Cycle LinkPorts::next_arrival() const {
+  Cycle next = never;
+  for (const std::size_t p : in_dirs_) next = std::min(next, hints_[p].next);
+  return next;
+}
+
+Cycle LinkPorts::earliest_send(Cycle cycle) const {
+  Cycle next = never;
+  for (const std::size_t d : out_dirs_) {
+    if (owner_[d] >= 0) return cycle + 1;  // forwarding: paced by the links
+    if (!outgoing_[d].empty()) next = std::min(next, std::max(retry_at_[d], cycle + 1));
+  }
+  return next;
+}
+
+bool LinkPorts::has_queued() const {
+  for (const std::size_t d : out_dirs_)
+    if (!outgoing_[d].empty()) return true;
+  return false;
+}
+
+std::string LinkPorts::describe_queues(Cycle cycle) const {
+  std::string text;
+  for (std::size_t d = 0; d < direction_count; ++d) {
+    if (outgoing_[d].empty()) continue;
+    std::size_t words = 0;
+    for (std::size_t i = 0; i < outgoing_[d].size(); ++i) words += outgoing_[d][i].words - outgoing_[d][i].position;
+    text += "; " + std::to_string(words) + " words queued on " + to_string(static_cast<Direction>(d)) +
+            (context_.out[d]->starved_of_credit() ? " (no credit)" : "") +
+            (released(outgoing_[d].front(), cycle) ? "" : " (head not yet releasable)");
+  }
+  return text;
+}
+
+}  // namespace torus

@@ -1,0 +1,78 @@
+#pragma once
+// A node's six link ports and its router. Receive phase: words that end their route here are
+// stored by their posted receive (or wait in the link buffer, keeping their credit). Send
+// phase: each output link serves whole messages, one at a time, in the order they asked for
+// it: this node's own sends (a message asks when its first word may leave under the send
+// policy) and messages passing through (one asks when its first word has arrived). A word
+// passing through may leave in the cycle it arrives (cut-through). docs/timing-model.md,
+// "Routers", is the rule; this is its implementation.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/cycle/node_context.hpp"
+#include "models/cycle/ring_queue.hpp"
+
+namespace torus {
+
+class LinkPorts {
+ public:
+  explicit LinkPorts(NodeContext& context);
+
+  // Directions this node's traffic (own and passing through) uses: bit d of each mask.
+  void plan_directions(std::uint8_t out_mask, std::uint8_t in_mask);
+  void post(std::uint32_t task, Cycle cycle);  // a send task the sequencer reached
+  void receive(Cycle cycle, std::uint32_t posted_before);
+  void send(Cycle cycle);
+
+  bool idle() const;        // nothing queued to leave and no link held by a message
+  bool has_queued() const;  // some own message still to leave
+  bool any_starved_with_work() const;
+  // The earliest cycles something may happen on the ports while the node's own state stays
+  // as it is: the next arrival, and the next cycle a queued word could leave (never: only
+  // when the node's state changes).
+  Cycle next_arrival() const;
+  Cycle earliest_send(Cycle cycle) const;
+  const std::vector<std::size_t>& receive_directions() const { return in_dirs_; }
+  const std::vector<std::size_t>& send_directions() const { return out_dirs_; }
+  std::array<ArrivalHint, direction_count>& hints() { return hints_; }
+  std::string describe_queues(Cycle cycle) const;
+
+ private:
+  struct Outgoing {
+    std::uint32_t task;
+    std::uint32_t message;
+    std::uint32_t buffer;
+    std::uint32_t generation;
+    std::uint32_t words;
+    std::uint32_t compute;                      // the compute it follows, or no_task
+    SendRelease release;
+    const std::vector<std::uint32_t>* order;    // word order, nullptr: 0, 1, 2, ...
+    std::uint32_t position = 0;
+  };
+  // Who holds an output link: nobody, this node's head message, or the message at input port p.
+  static constexpr int free_link = -2;
+  static constexpr int local_owner = -1;
+
+  bool store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before);
+  bool passes_through(const LinkWord& word) const;
+  std::size_t next_direction(const LinkWord& word) const;
+  std::uint32_t word_at(const Outgoing& o) const { return o.order ? (*o.order)[o.position] : o.position; }
+  bool released(const Outgoing& o, Cycle cycle) const;
+  Cycle release_cycle(const Outgoing& o) const;  // never when it waits on a future event
+  void grant(std::size_t d, Cycle cycle);
+  void send_local(std::size_t d, Cycle cycle);
+  void forward(std::size_t d, Cycle cycle);
+
+  NodeContext& context_;
+  std::array<RingQueue<Outgoing>, direction_count> outgoing_;
+  std::array<int, direction_count> owner_{};
+  std::array<Cycle, direction_count> retry_at_{};
+  std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through  // a blocked local head cannot leave before this
+  std::array<ArrivalHint, direction_count> hints_{};
+  std::vector<std::size_t> in_dirs_, out_dirs_;
+};
+
+}  // namespace torus

@@ -1,0 +1,215 @@
+#include "models/cycle/node.hpp"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace torus {
+
+void NodeContext::fail(const std::string& what) const {
+  throw std::logic_error("node " + run->program->describe_node(index) + ": " + what);
+}
+
+Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
+           std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
+           std::function<void(std::size_t, Cycle)> finished)
+    : sc_core::sc_module(name),
+      settings_(settings),
+      pipeline_("fma", settings.fma_latency, settings.fma_per_cycle),
+      ports_(context_),
+      sequencer_(context_, run.policy->waits_for_whole_blocks(), [this](std::uint32_t task, Cycle cycle) { ports_.post(task, cycle); }),
+      tick_(tick),
+      on_finished_(std::move(finished)) {
+  context_.index = index;
+  context_.run = &run;
+  context_.node = &run.program->nodes.at(index);
+  context_.flow = analyse_dataflow(*context_.node);
+  context_.records.assign(context_.node->tasks.size(), TaskRecord{});
+  context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
+  context_.datapath = std::move(datapath);
+  context_.pipeline = &pipeline_;
+  for (std::uint32_t i = 0; i < context_.node->tasks.size(); ++i)
+    if (context_.task(i).kind == TaskKind::Receive) context_.incoming_left += run.program->messages[context_.task(i).message].words;
+  ports_.plan_directions(settings.out_mask, settings.in_mask);
+  if (!settings.fast_forward) fast_forward_refusal_ = "fast_forward is off";
+  else if (settings.fma_per_cycle != 1) fast_forward_refusal_ = "fast-forward covers fma_per_cycle = 1 only";
+  else if (!run.policy->waits_for_whole_blocks()) fast_forward_refusal_ = "fast-forward covers roll_policy after_compute only";
+  fast_forward_enabled_ = fast_forward_refusal_.empty();
+  sc_core::sc_spawn_options options;
+  options.spawn_method();
+  sc_core::sc_spawn([this] { activate(); }, "tick", &options);
+}
+
+void Node::start_of_simulation() {
+  for (std::size_t d = 0; d < direction_count; ++d) {
+    context_.out[d] = out[d].operator->();
+    context_.in[d] = in[d].operator->();
+    ports_.hints()[d] = {never, &asleep_, &wake_, settings_.period_ticks};
+    context_.in[d]->attach_arrival_hint(&ports_.hints()[d]);
+  }
+}
+
+std::size_t Node::state_bytes() const {
+  return context_.memory.bytes() + context_.records.capacity() * sizeof(TaskRecord) +
+         context_.flow.capacity() * sizeof(TaskDataflow) + sizeof(Node);
+}
+
+std::pair<std::size_t, std::size_t> Node::progress() const {
+  return {sequencer_.next_task(), sequencer_.compute_progress().first};
+}
+
+// Re-arms the process. A duplicate activation (same SystemC time, e.g. a wake-up and a clock
+// edge together) keeps the trigger the real one chose.
+void Node::arm(Trigger trigger, Cycle cycle) {
+  trigger_ = trigger;
+  switch (trigger) {
+    case Trigger::Tick: next_trigger(tick_); return;
+    case Trigger::Wake: next_trigger(wake_); return;
+    case Trigger::WakeOrTimeout:
+      next_trigger(sc_core::sc_time::from_value(settings_.period_ticks * (wake_at_ - cycle)), wake_);
+      return;
+  }
+}
+
+void Node::activate() {
+  const Cycle cycle = sc_core::sc_time_stamp().value() / settings_.period_ticks;
+  if (cycle == last_cycle_) {
+    arm(trigger_, cycle);
+    return;
+  }
+  if (asleep_ && waiting_asleep_ && last_cycle_ != never) context_.stats.operand_stalls += cycle - sleep_from_ - 1;
+  asleep_ = false;
+  last_cycle_ = cycle;
+  if (finished()) {  // only the router works now: messages passing through
+    ports_.send(cycle);
+    const Cycle next = ports_.next_arrival();
+    asleep_ = true;
+    waiting_asleep_ = false;
+    if (!ports_.idle() || next <= cycle + 1) arm(Trigger::Tick, cycle);
+    else if (next == never) arm(Trigger::Wake, cycle);
+    else {
+      wake_at_ = next;
+      arm(Trigger::WakeOrTimeout, cycle);
+    }
+    return;
+  }
+  step(cycle);
+}
+
+void Node::step(Cycle cycle) {
+  const std::uint64_t moved_before = context_.stats.words_received + context_.stats.words_sent + context_.stats.words_forwarded;
+  ports_.receive(cycle, sequencer_.next_task());
+  Blocked blocked = Blocked::None;
+  std::size_t issued = 0;
+  if (cycle >= stuck_from_ && context_.fault_record.empty())
+    context_.fault_record = name() + std::string(" stopped issuing at cycle ") + std::to_string(cycle) + " (task " +
+                            std::to_string(sequencer_.next_task()) + ", fma " +
+                            std::to_string(sequencer_.compute_progress().first) + ")";
+  const bool issuing = cycle >= issue_resume_ && cycle < stuck_from_;
+  if (issuing) {
+    Cycle limit = never;
+    if (can_fast_forward(cycle, limit)) issue_resume_ = sequencer_.fast_forward(cycle, limit);
+    else issued = sequencer_.issue(cycle, blocked);
+  }
+  ports_.send(cycle);
+  if (issuing && issue_resume_ <= cycle) account(issued, blocked);
+  const std::uint64_t moved = context_.stats.words_received + context_.stats.words_sent + context_.stats.words_forwarded;
+  if (issued > 0 || moved != moved_before) context_.last_progress = cycle;
+  if (done(cycle)) {
+    finish(cycle);
+    return;
+  }
+  if (fast_forward_enabled_) maybe_sleep(cycle, blocked);
+  else arm(Trigger::Tick, cycle);
+}
+
+void Node::finish(Cycle cycle) {
+  trace_busy_ = false;
+  trace_state_ = 4;
+  context_.stats.finish_cycle = cycle;
+  on_finished_(context_.index, cycle);
+  asleep_ = true;
+  waiting_asleep_ = false;
+  if (settings_.passes_traffic && !ports_.idle()) arm(Trigger::Tick, cycle);
+  else arm(Trigger::Wake, cycle);  // woken only by a word passing through
+}
+
+void Node::account(std::size_t issued, Blocked blocked) {
+  trace_busy_ = issued > 0;
+  if (issued > 0) {
+    ++context_.stats.busy_cycles;
+    trace_state_ = 0;
+  } else if (sequencer_.all_passed()) {
+    trace_state_ = 4;  // idle: counted as the remainder at the end
+  } else if (blocked == Blocked::Dependency) {
+    ++context_.stats.dependency_stalls;
+    trace_state_ = 1;
+  } else if (ports_.any_starved_with_work()) {
+    ++context_.stats.backpressure_stalls;
+    trace_state_ = 3;
+  } else {
+    ++context_.stats.operand_stalls;
+    trace_state_ = 2;
+  }
+}
+
+// The rest of a compute (all but its last fma, which finishes it the ordinary way) can be
+// issued ahead when nothing outside the node can change when each fma issues: its inputs are
+// all present (the whole-block gate has opened), the unit takes one fma per cycle, and no word
+// can leave or arrive before `limit`. A word sent to the node meanwhile wakes it at the word's
+// arrival cycle.
+bool Node::can_fast_forward(Cycle cycle, Cycle& limit) const {
+  if (!fast_forward_enabled_ || !sequencer_.can_fast_forward() || context_.send_state_changed) return false;
+  if (ports_.earliest_send(cycle) != never) return false;
+  limit = stuck_from_;  // a fault may stop the unit: issue nothing ahead of it
+  if (context_.incoming_left > 0 || settings_.passes_traffic) limit = std::min(limit, ports_.next_arrival());
+  return limit > cycle + 1;
+}
+
+// Sleeps until the next cycle at which the node could act: the end of a fast-forwarded run of
+// fma, a word's arrival, or a queued word's release. While waiting for words with nothing to
+// send, every skipped cycle is an operand stall, counted on waking.
+void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
+  const bool ahead = issue_resume_ > cycle + 1;
+  const bool waiting = !ahead && blocked == Blocked::Data && !sequencer_.compute_started() && issue_resume_ <= cycle;
+  if (!ahead && !waiting) return arm(Trigger::Tick, cycle);
+  Cycle until = ahead ? issue_resume_ : never;
+  if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_arrival());
+  if (!ports_.idle()) {
+    const Cycle send = ports_.earliest_send(cycle);
+    if (waiting || send <= cycle + 1) return arm(Trigger::Tick, cycle);  // something may leave next cycle
+    until = std::min(until, send);
+  }
+  if (until <= cycle + 1) return arm(Trigger::Tick, cycle);
+  sleep(cycle, until, waiting);
+}
+
+void Node::sleep(Cycle cycle, Cycle until, bool waiting) {
+  asleep_ = true;
+  waiting_asleep_ = waiting;
+  sleep_from_ = cycle;
+  wake_at_ = until;
+  arm(until == never ? Trigger::Wake : Trigger::WakeOrTimeout, cycle);
+}
+
+bool Node::done(Cycle cycle) const {
+  return sequencer_.all_passed() && context_.incoming_left == 0 && sequencer_.last_result() <= cycle && !ports_.has_queued();
+}
+
+std::string Node::waiting_for(Cycle cycle) const {
+  std::ostringstream text;
+  if (cycle >= stuck_from_) text << "stuck by the injected fault since cycle " << stuck_from_ << "; ";
+  const std::uint32_t compute = sequencer_.current_compute();
+  if (compute == no_task) {
+    text << "all fma issued";
+  } else {
+    const TaskLabel& label = context_.task(compute).label;
+    const auto [issued, total] = sequencer_.compute_progress();
+    text << "global step " << label.global_step << " (stage " << label.stage << ", step " << label.step << "), fma "
+         << issued << " of " << total << (sequencer_.compute_started() ? "" : ", waiting for whole incoming blocks");
+  }
+  text << "; " << context_.incoming_left << " words still to receive" << ports_.describe_queues(cycle);
+  return text.str();
+}
+
+}  // namespace torus

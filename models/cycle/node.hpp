@@ -1,0 +1,101 @@
+#pragma once
+// One torus node: a generic executor of its Program task list, with an fma unit, local
+// buffers and six link ports with a router. In each cycle it receives arrived words, issues
+// fma, and sends or forwards words (docs/timing-model.md). It knows no algorithm: what it
+// computes and sends comes from the Program; values from the datapath, time from the pipeline
+// and the links.
+//
+// Every activation derives its cycle from SystemC time, and a second activation at the same
+// time does nothing, so a node that sleeps (fast-forward, waiting) and one that steps every
+// cycle see the same cycles whatever order SystemC runs them in.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "models/cycle/link_ports.hpp"
+#include "models/cycle/node_context.hpp"
+#include "models/cycle/task_sequencer.hpp"
+
+namespace torus {
+
+struct NodeSettings {
+  Cycle period_ticks = 1000;
+  Cycle fma_latency = 1;
+  unsigned fma_per_cycle = 1;
+  bool fast_forward = true;
+  std::uint8_t out_mask = 0;    // link directions this node sends or forwards on
+  std::uint8_t in_mask = 0;     // link directions it receives on
+  bool passes_traffic = false;  // some message passes through it
+};
+
+class Node : public sc_core::sc_module {
+ public:
+  // Indexed by Direction: out[d] sends to the neighbour in direction d, in[d] receives from it.
+  sc_core::sc_vector<sc_core::sc_port<LinkSendIf>> out{"out", direction_count};
+  sc_core::sc_vector<sc_core::sc_port<LinkReceiveIf>> in{"in", direction_count};
+
+  // `tick` fires once per cycle (the clock's rising edge); `finished` is called once.
+  Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
+       std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
+       std::function<void(std::size_t, Cycle)> finished);
+
+  std::size_t index() const { return context_.index; }
+  const NodeStats& stats() const { return context_.stats; }
+  const std::vector<TaskRecord>& records() const { return context_.records; }
+  const FmaPipeline& pipeline() const { return pipeline_; }
+  const NodeDatapath& datapath() const { return *context_.datapath; }
+  bool finished() const { return context_.stats.finish_cycle != never; }
+  Cycle last_progress() const { return context_.last_progress; }
+  // Bytes of node state besides the buffer values: scoreboard, task records.
+  std::size_t state_bytes() const;
+  // Faults: stop issuing fma from `cycle` on; flip `bit` of the first coefficient word loaded.
+  void inject_stuck(Cycle cycle) { stuck_from_ = cycle; }
+  void inject_corrupt_coefficient(int bit) { context_.corrupt_bit = bit; }
+  const std::string& fault_record() const { return context_.fault_record; }
+  // How far the node got (tasks passed, fma of the current compute), for ordering diagnostics.
+  std::pair<std::size_t, std::size_t> progress() const;
+  std::string waiting_for(Cycle cycle) const;
+  // Why fast-forward could not engage for this run's settings, or empty when it could.
+  std::string fast_forward_refusal() const { return fast_forward_refusal_; }
+  // For waveforms: whether an fma issued this cycle, and the cycle's class (0 busy,
+  // 1 dependency, 2 operands, 3 back-pressure, 4 idle).
+  const bool& trace_busy() const { return trace_busy_; }
+  const unsigned& trace_state() const { return trace_state_; }
+
+ private:
+  enum class Trigger : std::uint8_t { Tick, Wake, WakeOrTimeout };
+  void start_of_simulation() override;
+  void activate();
+  void step(Cycle cycle);
+  void account(std::size_t issued, Blocked blocked);
+  bool can_fast_forward(Cycle cycle, Cycle& limit) const;
+  void maybe_sleep(Cycle cycle, Blocked blocked);
+  void sleep(Cycle cycle, Cycle until, bool waiting);
+  void arm(Trigger trigger, Cycle cycle);
+  bool done(Cycle cycle) const;
+  void finish(Cycle cycle);
+
+  NodeContext context_;
+  NodeSettings settings_;
+  FmaPipeline pipeline_;
+  LinkPorts ports_;
+  TaskSequencer sequencer_;
+  const sc_core::sc_event& tick_;
+  std::function<void(std::size_t, Cycle)> on_finished_;
+  sc_core::sc_event wake_;
+  Trigger trigger_ = Trigger::Tick;
+  Cycle wake_at_ = never;
+  Cycle last_cycle_ = never;
+  bool fast_forward_enabled_ = false;
+  std::string fast_forward_refusal_;
+  Cycle issue_resume_ = 0;       // cycles before this were issued and accounted ahead of time
+  bool asleep_ = false;
+  bool waiting_asleep_ = false;  // asleep waiting for words: the skipped cycles are operand stalls
+  Cycle sleep_from_ = 0;
+  Cycle stuck_from_ = never;
+  bool trace_busy_ = false;
+  unsigned trace_state_ = 4;
+};
+
+}  // namespace torus

@@ -1,0 +1,80 @@
+#include "models/cycle/node_memory.hpp"
+
+#include <algorithm>
+
+namespace torus {
+
+void NodeMemory::allocate(const NodeProgram& node, std::size_t components) {
+  components_ = components;
+  buffers_.resize(node.buffers.size());
+  for (std::size_t b = 0; b < node.buffers.size(); ++b) {
+    buffers_[b].words.assign(node.buffers[b].words, WordState{});
+    if (components > 1) buffers_[b].component_ready.assign(node.buffers[b].words * components, 0);
+  }
+}
+
+void NodeMemory::place(std::uint32_t b, std::uint32_t generation, Cycle cycle, const DataTag& tag) {
+  BufferState& buf = buffers_[b];
+  for (WordState& w : buf.words) {
+    w.ready = cycle;
+    w.generation = generation;
+  }
+  std::fill(buf.component_ready.begin(), buf.component_ready.end(), cycle);
+  buf.tag = tag;
+}
+
+void NodeMemory::store(std::uint32_t b, std::uint32_t word, std::uint32_t generation, Cycle cycle) {
+  BufferState& buf = buffers_[b];
+  WordState& w = buf.words[word];
+  w.ready = cycle;
+  w.generation = generation;
+  for (std::size_t c = 0; c < components_ && components_ > 1; ++c) buf.component_ready[word * components_ + c] = cycle;
+  for (const auto& [g, count] : buf.pending_sends)
+    if (g == generation) {
+      if (w.owed == 0) ++buf.owed_words;
+      w.owed = static_cast<std::uint16_t>(w.owed + count);
+    }
+}
+
+void NodeMemory::owe(std::uint32_t b, std::uint32_t generation) {
+  BufferState& buf = buffers_[b];
+  bool arriving = false;
+  for (WordState& w : buf.words) {
+    if (w.generation != generation) {
+      arriving = true;  // not here yet: owed when it lands
+      continue;
+    }
+    if (w.owed++ == 0) ++buf.owed_words;
+  }
+  if (!arriving) return;
+  for (auto& [g, count] : buf.pending_sends)
+    if (g == generation) {
+      ++count;
+      return;
+    }
+  buf.pending_sends.push_back({generation, 1});
+}
+
+void NodeMemory::settle(std::uint32_t b, std::uint32_t word) {
+  BufferState& buf = buffers_[b];
+  if (--buf.words[word].owed == 0) --buf.owed_words;
+}
+
+void NodeMemory::release_pending(std::uint32_t b, std::uint32_t generation) {
+  auto& pending = buffers_[b].pending_sends;
+  for (auto it = pending.begin(); it != pending.end(); ++it)
+    if (it->first == generation) {
+      if (--it->second == 0) pending.erase(it);
+      return;
+    }
+}
+
+std::size_t NodeMemory::bytes() const {
+  std::size_t total = buffers_.capacity() * sizeof(BufferState);
+  for (const BufferState& b : buffers_)
+    total += b.words.capacity() * sizeof(WordState) + b.component_ready.capacity() * sizeof(Cycle) +
+             b.pending_sends.capacity() * sizeof(b.pending_sends[0]);
+  return total;
+}
+
+}  // namespace torus

@@ -1,0 +1,60 @@
+#pragma once
+// A node's buffers as the timing model sees them: per word, the cycle its value becomes
+// usable, which generation of the buffer's content it holds (sim/dataflow.hpp), how many
+// posted sends still owe it to a link, and how many updates the running compute still has to
+// make to it. Values live in the datapath; this is only the scoreboard.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "models/cycle/systemc.hpp"
+#include "sim/program.hpp"
+
+namespace torus {
+
+struct WordState {
+  Cycle ready = 0;               // first cycle the value may be read (max over components)
+  std::uint32_t generation = 0;  // 0: never written
+  std::uint16_t owed = 0;        // posted sends that must take this word before it is replaced
+  std::uint16_t writes_left = 0; // updates the current compute still makes to it
+};
+
+struct BufferState {
+  std::vector<WordState> words;
+  std::vector<Cycle> component_ready;  // split complex only: per word * 2 + component
+  DataTag tag;                         // what the buffer holds now
+  std::uint32_t owed_words = 0;        // words with owed > 0
+  // Posted sends waiting for a generation that is still arriving: a word stored later with
+  // that generation is owed to them from the moment it lands.
+  std::vector<std::pair<std::uint32_t, std::uint16_t>> pending_sends;
+};
+
+class NodeMemory {
+ public:
+  void allocate(const NodeProgram& node, std::size_t components);
+
+  BufferState& buffer(std::uint32_t b) { return buffers_[b]; }
+  const BufferState& buffer(std::uint32_t b) const { return buffers_[b]; }
+  std::size_t components() const { return components_; }
+
+  // Load or zero: every word holds `generation` from `cycle` on.
+  void place(std::uint32_t b, std::uint32_t generation, Cycle cycle, const DataTag& tag);
+  // A received word: usable from `cycle`, owed at once to the sends already waiting for it.
+  void store(std::uint32_t b, std::uint32_t word, std::uint32_t generation, Cycle cycle);
+  // A send of `generation` is posted / has finished: it owes the words it will take.
+  void owe(std::uint32_t b, std::uint32_t generation);
+  void settle(std::uint32_t b, std::uint32_t word);  // the send took the word
+  void release_pending(std::uint32_t b, std::uint32_t generation);
+  static bool present(const WordState& w, std::uint32_t generation, Cycle cycle) {
+    return w.generation == generation && w.ready <= cycle;
+  }
+  // Words of scoreboard state the node allocates (for the memory report).
+  std::size_t bytes() const;
+
+ private:
+  std::vector<BufferState> buffers_;
+  std::size_t components_ = 1;
+};
+
+}  // namespace torus

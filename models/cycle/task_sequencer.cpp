@@ -1,0 +1,201 @@
+#include "models/cycle/task_sequencer.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "sim/fault_config.hpp"
+
+namespace torus {
+
+TaskSequencer::TaskSequencer(NodeContext& context, bool whole_blocks, std::function<void(std::uint32_t, Cycle)> post_send)
+    : context_(context), post_send_(std::move(post_send)), whole_blocks_(whole_blocks) {}
+
+std::uint32_t TaskSequencer::current_compute() const {
+  for (std::uint32_t i = next_; i < context_.node->tasks.size(); ++i)
+    if (context_.task(i).kind == TaskKind::Compute) return i;
+  return no_task;
+}
+
+std::pair<std::size_t, std::size_t> TaskSequencer::compute_progress() const {
+  const std::uint32_t c = current_compute();
+  if (c == no_task) return {0, 0};
+  return {c == next_ ? instruction_ : 0, context_.run->micro[context_.task(c).kernel].instructions.size()};
+}
+
+std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
+  std::size_t issued = 0;
+  const auto& tasks = context_.node->tasks;
+  while (next_ < tasks.size()) {
+    if (tasks[next_].kind != TaskKind::Compute) {
+      if (!pass_non_compute(cycle, blocked)) break;
+      continue;
+    }
+    if (!context_.pipeline->has_slot(cycle)) break;
+    if (!entered_ && !enter(cycle, blocked)) break;
+    if (!started_) {
+      if (!gate_open()) {
+        blocked = Blocked::Data;
+        break;
+      }
+      started_ = true;
+    }
+    if (!ready_to_issue(cycle, blocked)) break;
+    issue_one(cycle);
+    ++issued;
+    if (++instruction_ == micro_->instructions.size()) finish(cycle);
+  }
+  return issued;
+}
+
+bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
+  const Task& task = context_.task(next_);
+  if (task.kind == TaskKind::Load) {
+    if (context_.memory.buffer(task.buffer).owed_words > 0) {  // an earlier send still needs the old words
+      blocked = Blocked::Data;
+      return false;
+    }
+    load(task, cycle);
+  } else if (task.kind == TaskKind::Send && next_ >= posted_until_) {
+    post_send_(next_, cycle);
+  }
+  ++next_;  // a receive is posted by being passed
+  context_.send_state_changed = true;
+  return true;
+}
+
+void TaskSequencer::load(const Task& task, Cycle cycle) {
+  context_.datapath->load(task.buffer, task.source);
+  context_.memory.place(task.buffer, context_.flow[next_].generation, cycle, task.tag);
+  const HostArray& array = context_.program().host_arrays[task.source.array];
+  if (context_.corrupt_bit >= 0 && context_.fault_record.empty() && array.matrix) {
+    const std::complex<double> value = context_.datapath->read(task.buffer, 0);
+    context_.datapath->write(task.buffer, 0, {with_bit_flipped(value.real(), context_.corrupt_bit), value.imag()});
+    std::ostringstream record;
+    record << "flipped bit " << context_.corrupt_bit << " of word 0 of coefficient block "
+           << context_.program().describe(task.tag) << " in node " << context_.program().describe_node(context_.index)
+           << ": " << value.real() << " became " << context_.datapath->read(task.buffer, 0).real();
+    context_.fault_record = record.str();
+  }
+}
+
+bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
+  const Task& task = context_.task(next_);
+  const TaskDataflow& flow = context_.flow[next_];
+  BufferState& acc = context_.memory.buffer(task.buffer);
+  if (acc.owed_words > 0) {  // an earlier send has not yet taken the accumulator's old words
+    blocked = Blocked::Data;
+    return false;
+  }
+  if (task.zero_accumulator) {
+    context_.datapath->zero(task.buffer);
+    context_.memory.place(task.buffer, flow.generation, cycle, task.tag);
+  }
+  // Blocks already held are checked now; arriving ones as they land (against their message).
+  const std::array<std::pair<std::uint32_t, const DataTag*>, 3> inputs{
+      {{task.buffer, &task.tag}, {task.operand, &task.operand_tag}, {task.coefficient, &task.coefficient_tag}}};
+  for (std::size_t role = 0; role < 3; ++role)
+    if (flow.filled_by[role] == no_task && context_.memory.buffer(inputs[role].first).tag != *inputs[role].second)
+      context_.fail("task " + std::to_string(next_) + " needs " + context_.program().describe(*inputs[role].second) +
+                    " but holds " + context_.program().describe(context_.memory.buffer(inputs[role].first).tag));
+  micro_ = &context_.run->micro[task.kernel];
+  for (WordState& w : acc.words) w.writes_left = static_cast<std::uint16_t>(micro_->updates_per_word);
+  entered_ = true;
+  instruction_ = 0;
+  posted_until_ = next_ + 1;
+  while (posted_until_ < context_.node->tasks.size() && context_.task(posted_until_).kind == TaskKind::Send)
+    post_send_(posted_until_++, cycle);
+  context_.send_state_changed = true;
+  blocked = Blocked::None;
+  return true;
+}
+
+bool TaskSequencer::gate_open() const {
+  if (!whole_blocks_) return true;
+  for (const std::uint32_t receive : context_.flow[next_].filled_by)
+    if (receive != no_task && context_.records[receive].count < context_.program().messages[context_.task(receive).message].words)
+      return false;
+  return true;
+}
+
+Cycle& TaskSequencer::target_ready(const FmaInstruction& instruction) {
+  BufferState& acc = context_.memory.buffer(context_.task(next_).buffer);
+  if (context_.memory.components() == 1) return acc.words[instruction.accumulator].ready;
+  return acc.component_ready[micro_->target(instruction)];
+}
+
+bool TaskSequencer::ready_to_issue(Cycle cycle, Blocked& blocked) const {
+  const Task& task = context_.task(next_);
+  const TaskDataflow& flow = context_.flow[next_];
+  const FmaInstruction& i = micro_->instructions[instruction_];
+  const WordState& acc = context_.memory.buffer(task.buffer).words[i.accumulator];
+  const WordState& operand = context_.memory.buffer(task.operand).words[i.operand];
+  const WordState& coefficient = context_.memory.buffer(task.coefficient).words[i.coefficient];
+  // With whole blocks the gate has already seen every arriving word; otherwise each fma waits
+  // for the words it reads.
+  if (!whole_blocks_ && (acc.generation != flow.generation || operand.generation != flow.operand_generation ||
+                         coefficient.generation != flow.coefficient_generation)) {
+    blocked = Blocked::Data;
+    return false;
+  }
+  const BufferState& acc_buffer = context_.memory.buffer(task.buffer);
+  const Cycle target = context_.memory.components() == 1 ? acc.ready : acc_buffer.component_ready[micro_->target(i)];
+  if (operand.ready > cycle || coefficient.ready > cycle || target > cycle) {
+    blocked = Blocked::Dependency;  // present, but a result still in this node's pipeline
+    return false;
+  }
+  return true;
+}
+
+// The datapath computes the value now; the pipeline says when it may be used.
+void TaskSequencer::issue_one(Cycle cycle) {
+  const Task& task = context_.task(next_);
+  const FmaInstruction& i = micro_->instructions[instruction_];
+  context_.datapath->fma(i, task.buffer, task.operand, task.coefficient);
+  const Cycle result = context_.pipeline->issue(cycle);
+  TaskRecord& record = context_.records[next_];
+  if (record.count++ == 0) record.first = cycle;
+  target_ready(i) = result;
+  BufferState& acc = context_.memory.buffer(task.buffer);
+  WordState& word = acc.words[i.accumulator];
+  if (context_.memory.components() == 2)
+    word.ready = std::max(acc.component_ready[2 * i.accumulator], acc.component_ready[2 * i.accumulator + 1]);
+  last_result_ = result;
+  if (--word.writes_left == 0) context_.send_state_changed = true;  // final: it may leave now
+}
+
+void TaskSequencer::finish(Cycle) {
+  context_.records[next_].last = last_result_;
+  context_.send_state_changed = true;
+  ++next_;
+  entered_ = false;
+  started_ = false;
+  instruction_ = 0;
+}
+
+bool TaskSequencer::can_fast_forward() const {
+  return whole_blocks_ && started_ && next_ < context_.node->tasks.size() && context_.pipeline->per_cycle() == 1 &&
+         instruction_ + 1 < micro_->instructions.size();
+}
+
+Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
+  const std::size_t last = micro_->instructions.size() - 1;
+  const Task& task = context_.task(next_);
+  Cycle t = cycle;
+  while (instruction_ < last) {
+    const FmaInstruction& i = micro_->instructions[instruction_];
+    const Cycle earliest = std::max({t, target_ready(i), context_.memory.buffer(task.operand).words[i.operand].ready,
+                                     context_.memory.buffer(task.coefficient).words[i.coefficient].ready});
+    if (earliest >= limit) break;
+    context_.stats.dependency_stalls += earliest - t;
+    t = earliest;
+    issue_one(t);
+    ++context_.stats.fast_forwarded_fma;
+    ++context_.stats.busy_cycles;
+    context_.last_progress = t;
+    ++t;
+    ++instruction_;
+  }
+  return t;
+}
+
+}  // namespace torus

@@ -1,0 +1,65 @@
+#pragma once
+// Walks a node's task list in order. Loads happen when reached; receives are posted when
+// reached (from then on their words may land); a compute is entered when the fma unit has a
+// slot, issues its fma in micro-program order, and is passed when its last fma has issued.
+// Entering a compute also posts the run of sends that directly follows it, so the send
+// policy may let words leave while it computes. See docs/timing-model.md, "Programs".
+
+#include <cstdint>
+#include <functional>
+
+#include "models/cycle/node_context.hpp"
+
+namespace torus {
+
+enum class Blocked : std::uint8_t { None, Dependency, Data };
+
+class TaskSequencer {
+ public:
+  // post_send: queue a send task on its port (the ports decide when its words leave).
+  // whole_blocks: the send policy starts a compute only once every block it receives is complete.
+  TaskSequencer(NodeContext& context, bool whole_blocks, std::function<void(std::uint32_t task, Cycle)> post_send);
+
+  // The issue phase of one cycle: returns the fma issued; `blocked` says why it stopped.
+  std::size_t issue(Cycle cycle, Blocked& blocked);
+
+  // Fast-forward: with the compute started, one fma per cycle and whole blocks, the fma up to
+  // (not including) the last can be issued ahead until `limit` (nothing outside the node can
+  // change when they issue before then). Returns the cycle the node resumes issuing at.
+  bool can_fast_forward() const;
+  Cycle fast_forward(Cycle cycle, Cycle limit);
+
+  std::uint32_t next_task() const { return next_; }
+  bool all_passed() const { return next_ == context_.node->tasks.size(); }
+  bool posted(std::uint32_t task) const { return task < next_ || (entered_ && task < posted_until_); }
+  bool compute_started() const { return started_; }
+  // The fma of the current compute issued so far, and how many it has.
+  std::pair<std::size_t, std::size_t> compute_progress() const;
+  Cycle last_result() const { return last_result_; }
+  // The current (or next) compute task, or no_task.
+  std::uint32_t current_compute() const;
+
+ private:
+  bool pass_non_compute(Cycle cycle, Blocked& blocked);
+  bool enter(Cycle cycle, Blocked& blocked);
+  bool gate_open() const;
+  // Checks the fma at the head; returns false (and why) when it cannot issue at `cycle`.
+  bool ready_to_issue(Cycle cycle, Blocked& blocked) const;
+  void issue_one(Cycle cycle);
+  void finish(Cycle cycle);
+  void load(const Task& task, Cycle cycle);
+  Cycle& target_ready(const FmaInstruction& instruction);
+
+  NodeContext& context_;
+  std::function<void(std::uint32_t, Cycle)> post_send_;
+  std::uint32_t next_ = 0;
+  std::uint32_t posted_until_ = 0;  // sends before this index have been posted
+  bool entered_ = false;
+  bool started_ = false;
+  std::size_t instruction_ = 0;
+  const MicroProgram* micro_ = nullptr;
+  Cycle last_result_ = 0;
+  bool whole_blocks_ = true;
+};
+
+}  // namespace torus

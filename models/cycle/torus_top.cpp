@@ -1,0 +1,125 @@
+#include "models/cycle/torus_top.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace torus {
+namespace {
+
+// Which links each node's traffic uses: a message's hop h leaves its h-th node on route[h]
+// and enters the next one on the opposite port.
+struct Traffic {
+  std::vector<std::uint8_t> out, in;
+  std::vector<bool> passes;
+};
+
+Traffic traffic_of(const Program& program) {
+  const std::size_t count = program.node_count();
+  Traffic t{std::vector<std::uint8_t>(count, 0), std::vector<std::uint8_t>(count, 0), std::vector<bool>(count, false)};
+  for (const Message& m : program.messages) {
+    NodeCoord at = program.shape.coord_of(m.source);
+    for (std::size_t h = 0; h < m.route.size(); ++h) {
+      const Direction d = m.route[h];
+      const std::size_t from = program.shape.index_of(at);
+      at = *program.shape.neighbour(at, d);
+      const std::size_t to = program.shape.index_of(at);
+      t.out[from] |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(d));
+      t.in[to] |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(opposite(d)));
+      if (h + 1 < m.route.size()) t.passes[to] = true;
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config, const Program& program,
+                   const MicroSchedule& micro_schedule, const RollPolicy& policy, bool split_complex,
+                   const DatapathFactory& make_datapath)
+    : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)), links("link"), nodes("node"), config_(config) {
+  shared_.program = &program;
+  shared_.receive_task_of = receive_tasks(program);
+  for (const KernelSpec& k : program.kernels) shared_.micro.push_back(micro_schedule.build(k.mode, k.block, split_complex));
+  shared_.policy = &policy;
+  shared_.split_complex = split_complex;
+  const TorusShape& shape = program.shape;
+  const std::size_t count = shape.node_count();
+  links.init(count * direction_count, [&](const char* link_name, std::size_t) {
+    return new LinkChannel(link_name, config.link_latency, config.link_rate, config.link_buffer_words);
+  });
+  const Traffic traffic = traffic_of(program);
+  const auto finished = [this](std::size_t, Cycle cycle) {
+    completion_cycle_ = std::max(completion_cycle_, cycle);
+    if (++finished_nodes_ == nodes.size()) sc_core::sc_stop();
+  };
+  const Cycle period = clock.period().value();
+  nodes.init(count, [&](const char* node_name, std::size_t i) {
+    const bool stepping = std::find(config.stepping_nodes.begin(), config.stepping_nodes.end(), i) != config.stepping_nodes.end();
+    const NodeSettings settings{period, config.fma_latency, config.fma_per_cycle, config.fast_forward && !stepping,
+                                traffic.out[i], traffic.in[i], traffic.passes[i]};
+    return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), finished);
+  });
+  // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
+  // direction d, which receives it on its port facing back, opposite(d).
+  for (std::size_t i = 0; i < count; ++i)
+    for (Direction d : all_directions) {
+      LinkChannel& channel = links[i * direction_count + static_cast<std::size_t>(d)];
+      const auto neighbour = shape.neighbour(shape.coord_of(i), d);
+      nodes[i].out[static_cast<std::size_t>(d)](channel);
+      nodes[neighbour ? shape.index_of(*neighbour) : i].in[static_cast<std::size_t>(opposite(d))](channel);
+    }
+  inject_fault();
+  sc_core::sc_spawn_options options;
+  options.spawn_method();
+  options.dont_initialize();
+  options.set_sensitivity(&clock.posedge_event());
+  sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
+}
+
+void TorusTop::inject_fault() {
+  const TorusShape& shape = program().shape;
+  switch (config_.fault) {
+    case FaultKind::None: return;
+    case FaultKind::BitFlip:
+    case FaultKind::DropWord:
+      links[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)].inject(
+          {config_.fault == FaultKind::DropWord, config_.fault_bit, config_.fault_cycle,
+           to_string(shape.coord_of(config_.fault_node)) + " " + to_string(config_.fault_link)});
+      return;
+    case FaultKind::StuckNode: nodes[config_.fault_node].inject_stuck(config_.fault_cycle); return;
+    case FaultKind::CorruptCoefficient: nodes[config_.fault_node].inject_corrupt_coefficient(config_.fault_bit); return;
+  }
+}
+
+std::string TorusTop::fault_record() const {
+  if (config_.fault == FaultKind::None) return "";
+  if (config_.fault != FaultKind::BitFlip && config_.fault != FaultKind::DropWord) return nodes[config_.fault_node].fault_record();
+  const LinkChannel& link = links[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)];
+  const LinkFaultRecord& r = link.fault_record();
+  if (!r.fired) return "";
+  const std::string what = fmt::format("word {} of {} (message {}) on link {} at cycle {}", r.word.index,
+                                       program().describe(r.word.tag), r.word.message, link.fault()->label, r.cycle);
+  if (link.fault()->drop) return "dropped " + what;
+  return fmt::format("flipped bit {} of {}: {} became {}", link.fault()->bit, what, r.word.value.real(), r.became);
+}
+
+void TorusTop::watch() {
+  const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks();
+  // Look at the nodes only now and then: progress is rare to lose and costly to poll.
+  if (completed() || cycle % 64 != 0 || cycle < config_.watchdog_cycles) return;
+  Cycle last_progress = 0;
+  for (const Node& node : nodes) last_progress = std::max(last_progress, node.last_progress());
+  if (cycle < last_progress + config_.watchdog_cycles) return;
+  watchdog_fired_ = true;
+  // The nodes that got least far come first: the cause of a stall is usually among them.
+  std::vector<const Node*> waiting;
+  for (const Node& node : nodes)
+    if (!node.finished()) waiting.push_back(&node);
+  std::stable_sort(waiting.begin(), waiting.end(), [](const Node* a, const Node* b) { return a->progress() < b->progress(); });
+  for (const Node* node : waiting)
+    stall_report_.push_back("node " + program().describe_node(node->index()) + ": " + node->waiting_for(cycle));
+  sc_core::sc_stop();
+}
+
+}  // namespace torus

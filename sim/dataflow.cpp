@@ -1,0 +1,47 @@
+#include "sim/dataflow.hpp"
+
+namespace torus {
+
+std::vector<TaskDataflow> analyse_dataflow(const NodeProgram& node) {
+  std::vector<TaskDataflow> flow(node.tasks.size());
+  std::vector<std::uint32_t> generation(node.buffers.size(), 0);
+  std::vector<std::uint32_t> written_by(node.buffers.size(), no_task);  // the receive that filled it, if any
+  std::uint32_t last_compute = no_task;
+  const auto replace = [&](std::uint32_t buffer, std::uint32_t task, bool by_receive) {
+    written_by[buffer] = by_receive ? task : no_task;
+    return ++generation[buffer];
+  };
+  for (std::uint32_t i = 0; i < node.tasks.size(); ++i) {
+    const Task& task = node.tasks[i];
+    TaskDataflow& f = flow[i];
+    switch (task.kind) {
+      case TaskKind::Load: f.generation = replace(task.buffer, i, false); break;
+      case TaskKind::Receive:
+        if (task.buffer != no_buffer) f.generation = replace(task.buffer, i, true);
+        break;
+      case TaskKind::Send:
+        f.generation = generation[task.buffer];
+        f.preceding_compute = last_compute;
+        break;
+      case TaskKind::Compute:
+        f.operand_generation = generation[task.operand];
+        f.coefficient_generation = generation[task.coefficient];
+        f.filled_by = {task.zero_accumulator ? no_task : written_by[task.buffer], written_by[task.operand],
+                       written_by[task.coefficient]};
+        f.generation = task.zero_accumulator ? replace(task.buffer, i, false) : generation[task.buffer];
+        last_compute = i;
+        break;
+    }
+  }
+  return flow;
+}
+
+std::vector<std::uint32_t> receive_tasks(const Program& program) {
+  std::vector<std::uint32_t> out(program.messages.size(), no_task);
+  for (const NodeProgram& node : program.nodes)
+    for (std::uint32_t i = 0; i < node.tasks.size(); ++i)
+      if (node.tasks[i].kind == TaskKind::Receive) out[node.tasks[i].message] = i;
+  return out;
+}
+
+}  // namespace torus

@@ -1,0 +1,36 @@
+#pragma once
+// What an engine needs to know about a node's task list beyond the tasks themselves, derived
+// once from the Program: which "generation" of each buffer a task writes or reads (every load,
+// receive and zeroing compute replaces a buffer's content and starts a new generation), which
+// receives a compute must wait for, and which compute a send follows. With it an engine can
+// run tasks out of order where the Program allows and still give each task the content its
+// place in the list means.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/program.hpp"
+
+namespace torus {
+
+inline constexpr std::uint32_t no_task = no_buffer;
+
+struct TaskDataflow {
+  // load, receive, zeroing compute: the generation it creates in its buffer; send: the one it
+  // sends; compute: the accumulator's.
+  std::uint32_t generation = 0;
+  std::uint32_t operand_generation = 0;      // compute
+  std::uint32_t coefficient_generation = 0;  // compute
+  // compute: the receive tasks whose words fill its accumulator, operand and coefficient (no_task
+  // when that content does not come by a receive).
+  std::array<std::uint32_t, 3> filled_by{no_task, no_task, no_task};
+  std::uint32_t preceding_compute = no_task;  // send: the last compute before it in the list
+};
+
+std::vector<TaskDataflow> analyse_dataflow(const NodeProgram& node);
+
+// For every message, the index of its receive task in the destination node's list.
+std::vector<std::uint32_t> receive_tasks(const Program& program);
+
+}  // namespace torus

@@ -1,0 +1,105 @@
+// The router, cycle by cycle, on hand-built Programs (docs/timing-model.md, "Routers"): a word
+// passing through a node may leave in the cycle it arrives; an output link serves whole
+// messages in the order they asked for it; credits pace every hop of a route.
+
+#include <catch2/catch.hpp>
+
+#include "tests/model/program_bench.hpp"
+
+using namespace torus;
+using namespace torus::bench;
+
+namespace {
+
+// The record of node `node`'s task `task`: first and last cycle, words or fma.
+struct Span {
+  std::int64_t first, last;
+  std::uint32_t count;
+};
+Span span(const nlohmann::json& run, std::size_t node, std::size_t task) {
+  const auto& r = run["nodes"][node]["tasks"][task];
+  return {r["first"], r["last"], r["count"]};
+}
+
+// One message of b^3 = 8 words from node 0 of a ring along Q to the node `hops` hops on.
+Program one_message(int ring, std::size_t hops) {
+  Program p = empty_program(TorusShape{ring, 1, 1}, 2, 1);
+  load(p, 0, 0, tag(0, 0));
+  message(p, 0, 0, std::vector<Direction>(hops, Direction::PlusQ), 0, tag(0, 0));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a 3-hop message: each hop adds the link latency and nothing else (cut-through)", "[model][router]") {
+  for (const Cycle d : {Cycle{1}, Cycle{2}}) {
+    INFO("link latency " << d);
+    Machine machine;
+    machine.link_latency = d;
+    const nlohmann::json run = time_program(one_message(4, 3), machine);
+    REQUIRE(run["completed"] == true);
+    // Word j leaves node 0 at j and is forwarded by nodes 1 and 2 in the cycle it reaches
+    // them, so it lands at node 3 at j + 3d.
+    const Span sent = span(run, 0, 1), received = span(run, 3, 0);
+    CHECK(sent.first == 0);
+    CHECK(sent.last == 7);
+    CHECK(received.first == static_cast<std::int64_t>(3 * d));
+    CHECK(received.last == static_cast<std::int64_t>(7 + 3 * d));
+    CHECK(received.count == 8);
+    CHECK(run["nodes"][1]["forwarded"] == 8);
+    CHECK(run["nodes"][2]["forwarded"] == 8);
+    CHECK(run["total"] == 7 + 3 * d);
+  }
+}
+
+TEST_CASE("two messages contending for one link: whole messages, first to ask first", "[model][router]") {
+  // Node 1's own message M2 asks for its +Q link at cycle 0 (its block is loaded and released
+  // at once); M1 from node 0, passing through, asks at cycle 1 when its first word arrives.
+  // M2 holds the link for cycles 0..7; M1's words wait in node 1's input buffer and follow
+  // from cycle 8, one per cycle, never interleaved with M2's.
+  Program p = empty_program(TorusShape{3, 1, 1}, 2, 2);
+  load(p, 0, 0, tag(0, 1));
+  load(p, 1, 0, tag(1, 2));
+  message(p, 0, 0, {Direction::PlusQ, Direction::PlusQ}, 0, tag(0, 1));  // M1: node 0 -> 2
+  message(p, 1, 0, {Direction::PlusQ}, 1, tag(1, 2));                    // M2: node 1 -> 2
+  const nlohmann::json run = time_program(p, Machine{});
+  REQUIRE(run["completed"] == true);
+  const Span m1 = span(run, 2, 0), m2 = span(run, 2, 1);
+  CHECK(m2.first == 1);
+  CHECK(m2.last == 8);
+  CHECK(m1.first == 9);
+  CHECK(m1.last == 16);
+  CHECK(run["total"] == 16);
+}
+
+TEST_CASE("credits run out mid-route: with 1-word buffers every hop waits for its credit", "[model][router][credits]") {
+  // Buffers of one word, latency 1: node 0 may send word j+1 only when node 1 has forwarded
+  // word j (credit back one cycle later), and node 1 only when node 2 has taken it: word j
+  // lands at node 2 at 2 + 2j.
+  Machine machine;
+  machine.link_buffer_words = 1;
+  const nlohmann::json run = time_program(one_message(3, 2), machine);
+  REQUIRE(run["completed"] == true);
+  const Span received = span(run, 2, 0);
+  CHECK(received.first == 2);
+  CHECK(received.last == 16);
+  CHECK(run["total"] == 16);
+}
+
+TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[model][router]") {
+  // Node 0 sends its block to node 1, which sends it straight back: word j leaves node 0 at j,
+  // lands at node 1 at j + 1 (receive phase), leaves again in that cycle's send phase and
+  // lands back at node 0 at j + 2.
+  Program p = empty_program(TorusShape{2, 1, 1}, 2, 2);
+  load(p, 0, 0, tag(0, 0));
+  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
+  message(p, 1, 0, {Direction::PlusQ}, 1, tag(0, 0));
+  const nlohmann::json run = time_program(p, Machine{});
+  REQUIRE(run["completed"] == true);
+  const Span there = span(run, 1, 0), back = span(run, 0, 2);
+  CHECK(there.first == 1);
+  CHECK(there.last == 8);
+  CHECK(back.first == 2);
+  CHECK(back.last == 9);
+  CHECK(run["total"] == 9);
+}
