@@ -36,12 +36,19 @@ std::vector<TaskDataflow> analyse_dataflow(const NodeProgram& node) {
   return flow;
 }
 
-std::vector<std::uint32_t> receive_tasks(const Program& program) {
+namespace {
+
+std::vector<std::uint32_t> tasks_of_kind(const Program& program, TaskKind kind) {
   std::vector<std::uint32_t> out(program.messages.size(), no_task);
   for (const NodeProgram& node : program.nodes)
     for (std::uint32_t i = 0; i < node.tasks.size(); ++i)
-      if (node.tasks[i].kind == TaskKind::Receive) out[node.tasks[i].message] = i;
+      if (node.tasks[i].kind == kind) out[node.tasks[i].message] = i;
   return out;
 }
+
+}  // namespace
+
+std::vector<std::uint32_t> receive_tasks(const Program& program) { return tasks_of_kind(program, TaskKind::Receive); }
+std::vector<std::uint32_t> send_tasks(const Program& program) { return tasks_of_kind(program, TaskKind::Send); }
 
 }  // namespace torus

@@ -32,5 +32,7 @@ std::vector<TaskDataflow> analyse_dataflow(const NodeProgram& node);
 
 // For every message, the index of its receive task in the destination node's list.
 std::vector<std::uint32_t> receive_tasks(const Program& program);
+// For every message, the index of its send task in the source node's list.
+std::vector<std::uint32_t> send_tasks(const Program& program);
 
 }  // namespace torus

@@ -57,9 +57,13 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
     peak = std::max(peak, l.peak_occupancy);
   }
   out += fmt::format(" peak receive-buffer occupancy {} words\n", peak);
-  out += fmt::format("  words held per node: 4b^3+3b^2 = {}, plus {} in second buffers for rolled blocks, plus {} in link "
-                     "receive buffers\n",
-                     t.words_paper, t.words_second_buffers, t.words_link_buffers);
+  out += fmt::format("  words held per node: {} allocated (4b^3+3b^2 = {}, plus {} in second buffers for rolled blocks), "
+                     "plus {} in link receive buffers\n",
+                     t.words_allocated, t.words_paper, t.words_second_buffers, t.words_link_buffers);
+  if (t.fast_forward_note.empty())
+    out += fmt::format("  fast-forward: {} of {} fma issued ahead\n", t.fast_forwarded_fma, t.fma_issued);
+  else
+    out += fmt::format("  fast-forward: {} fma issued ahead ({})\n", t.fast_forwarded_fma, t.fast_forward_note);
   out += fmt::format("  simulation: {:.3f} s, {:.3g} node-cycles per second, peak memory {:.1f} MiB\n", t.simulation_seconds,
                      t.node_cycles_per_second(), static_cast<double>(t.peak_memory_bytes) / (1024.0 * 1024.0));
   return out;
@@ -116,10 +120,12 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"fma_issued", t.fma_issued},
                    {"fma_expected", t.fma_expected},
                    {"fast_forwarded_fma", t.fast_forwarded_fma},
+                   {"fast_forward_note", t.fast_forward_note},
                    {"utilisation", t.utilisation()},
                    {"node_cycles", {{"busy", t.cycles.busy}, {"dependency", t.cycles.dependency}, {"operand", t.cycles.operand},
                                     {"backpressure", t.cycles.backpressure}, {"idle", t.cycles.idle}}},
-                   {"words_per_node", {{"paper", t.words_paper}, {"second_buffers", t.words_second_buffers},
+                   {"words_per_node", {{"allocated", t.words_allocated}, {"paper", t.words_paper},
+                                       {"second_buffers", t.words_second_buffers},
                                        {"link_buffers", t.words_link_buffers}}},
                    {"simulation_seconds", t.simulation_seconds},
                    {"peak_memory_bytes", t.peak_memory_bytes},

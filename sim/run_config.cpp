@@ -1,5 +1,7 @@
 #include "sim/run_config.hpp"
 
+#include "sim/algorithm.hpp"
+
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -19,6 +21,8 @@ void RunConfig::declare(ParameterSet& set) {
              "scaling of dft, dht and wht: none = forward unscaled and inverse 1/N, ortho = both 1/sqrt(N)");
   set.text("user_matrix", user_matrix, "path of an N x N matrix (.npy, or text rows)",
            "matrix A of y = A x (row = output index) for transform 'user'");
+  set.choice("algorithm", algorithm, algorithm_names(),
+             "the Program generator that turns the problem and the torus into per-node task lists (sim/algorithms/)");
   set.text("alpha", alpha, "three signs such as +++ or +-+",
            "scheduling vector (aQ, aR, aS): T = (aQ Q + aR R + aS S) mod P",
            [](std::string_view text) { SchedulingVector::parse(text); });

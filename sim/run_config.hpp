@@ -17,6 +17,7 @@ struct RunConfig {
   std::string transform = "dct";
   std::string normalisation = "none";
   std::string user_matrix;
+  std::string algorithm = "orbital";
   std::string alpha = "+++";
   std::string direction = "both";
   std::string precision = "double";

@@ -104,7 +104,7 @@ nlohmann::ordered_json row_of(const Point& p, const nlohmann::json& record) {
   if (t.contains("links"))
     for (const auto& link : t["links"]) words += link["words"].get<std::uint64_t>();
   row["words_sent"] = t.contains("links") ? nlohmann::json(words) : nlohmann::json(nullptr);
-  for (const char* part : {"paper", "second_buffers", "link_buffers"})
+  for (const char* part : {"allocated", "paper", "second_buffers", "link_buffers"})
     row[std::string("words_per_node_") + part] = t.contains("words_per_node") ? t["words_per_node"][part] : nlohmann::json(nullptr);
   double max_rel = 0;
   bool any = false;

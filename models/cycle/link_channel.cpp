@@ -49,36 +49,35 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
     word.value = {with_bit_flipped(word.value.real(), fault_->bit), word.value.imag()};
     fault_record_.became = word.value.real();
   }
+  queue_.push_back({word, cycle + latency_});  // not visible to the receiver before the update phase
   request_update();
-  staged_.push_back({word, cycle + latency_});
 }
 
-// The update phase: words sent and credits freed in the evaluate phase that just ended become
-// visible to the other end, and a sleeping receiver is woken for the earliest arrival.
+// The update phase: words sent in the evaluate phase that just ended become visible to the
+// receiver, and a sleeping receiver is woken for the earliest arrival. (Credits need no such
+// step: one freed at cycle c returns at c + latency > c, so no end sees another's change in
+// the cycle it is made.)
 void LinkChannel::update() {
   const Cycle now_ticks = sc_core::sc_time_stamp().value();
-  while (!staged_.empty()) {
-    const InFlight& in = staged_.front();
-    queue_.push_back(in);
-    stats_.peak_in_flight = std::max<std::uint64_t>(stats_.peak_in_flight, queue_.size() - arrived_);
-    if (hint_ && in.arrival < hint_->next) {
-      hint_->next = in.arrival;
-      if (*hint_->sleeping)
-        hint_->wake->notify(sc_core::sc_time::from_value(in.arrival * hint_->period_ticks - now_ticks));
+  if (visible_ < queue_.size() && hint_) {
+    const Cycle arrival = queue_[visible_].arrival;
+    if (arrival < hint_->next) {
+      hint_->next = arrival;
+      if (*hint_->sleeping) hint_->wake->notify(sc_core::sc_time::from_value(arrival * hint_->period_ticks - now_ticks));
     }
-    staged_.pop_front();
   }
-  for (; staged_credits_ > 0; --staged_credits_) returning_credits_.push_back(staged_credit_cycle_ + latency_);
+  visible_ = queue_.size();
+  stats_.peak_in_flight = std::max<std::uint64_t>(stats_.peak_in_flight, queue_.size() - arrived_);
 }
 
 void LinkChannel::observe(Cycle cycle) {
-  while (arrived_ < queue_.size() && queue_[arrived_].arrival <= cycle) ++arrived_;
+  while (arrived_ < visible_ && queue_[arrived_].arrival <= cycle) ++arrived_;
   stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, arrived_);
 }
 
 const LinkWord* LinkChannel::front(Cycle cycle) {
   // Polled every cycle: answer "nothing yet" without touching the occupancy count.
-  if (queue_.empty() || queue_.front().arrival > cycle) return nullptr;
+  if (visible_ == 0 || queue_.front().arrival > cycle) return nullptr;
   observe(cycle);
   return &queue_.front().word;
 }
@@ -87,9 +86,8 @@ void LinkChannel::pop(Cycle cycle) {
   if (!front(cycle)) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
   queue_.pop_front();
   --arrived_;
-  request_update();
-  staged_credits_ += 1;
-  staged_credit_cycle_ = cycle;
+  --visible_;
+  returning_credits_.push_back(cycle + latency_);
 }
 
 }  // namespace torus

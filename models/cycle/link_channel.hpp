@@ -10,9 +10,8 @@
 //   word that leaves takes a credit; a word the receiver pops returns its credit to the sender
 //   `latency` cycles later. With no credit the sender stalls. Words are never lost, duplicated
 //   or reordered.
-// - Evaluate/update: what a sender sends and what a receiver pops in one delta cycle become
-//   visible to the other end only in the channel's update phase, so the order in which
-//   SystemC runs the two ends can never matter.
+// - Evaluate/update: a word sent in one delta cycle becomes visible to the receiver only in the
+//   channel's update phase, so the order in which SystemC runs the two ends can never matter.
 
 #include <optional>
 #include <string>
@@ -91,7 +90,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   bool starved_of_credit() const override { return starved_; }
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
-  Cycle next_arrival() const override { return queue_.empty() ? never : queue_.front().arrival; }
+  Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front().arrival; }
   void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
 
   const LinkStats& stats() const { return stats_; }
@@ -123,10 +122,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   ArrivalHint* hint_ = nullptr;
   std::optional<LinkFault> fault_;
   LinkFaultRecord fault_record_;
-  RingQueue<InFlight> staged_;          // sent in this delta cycle, visible after update
-  std::uint64_t staged_credits_ = 0;    // popped in this delta cycle
-  Cycle staged_credit_cycle_ = 0;
   RingQueue<InFlight> queue_;           // sent, not popped, in order
+  std::size_t visible_ = 0;             // leading entries of queue_ committed by an update phase
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
   RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender
   LinkStats stats_;

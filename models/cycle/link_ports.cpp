@@ -49,11 +49,12 @@ std::size_t LinkPorts::next_direction(const LinkWord& word) const {
 }
 
 void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
+  if (context_.incoming_left == 0) return;  // words passing through are the router's, in the send phase
   for (const std::size_t p : in_dirs_) {
     if (hints_[p].next > cycle) continue;  // nothing due on this link yet
     LinkReceiveIf& link = *context_.in[p];
     while (const LinkWord* word = link.front(cycle)) {
-      if (passes_through(*word) || !store(*word, cycle, posted_before)) break;
+      if (passes_through(*word) || !store(*word, cycle, posted_before, p)) break;
       link.pop(cycle);
     }
     hints_[p].next = link.next_arrival();
@@ -62,29 +63,31 @@ void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
 
 // A word for one of this node's receives lands if the receive has been posted and its place
 // owes nothing to an earlier send; otherwise it waits in the link buffer.
-bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before) {
-  const std::uint32_t task = context_.run->receive_task_of[word.message];
-  if (task >= posted_before) return false;
-  const Task& t = context_.task(task);
-  TaskRecord& record = context_.records[task];
-  if (t.buffer != no_buffer) {
-    BufferState& buffer = context_.memory.buffer(t.buffer);
-    if (buffer.words[word.index].owed > 0) return false;
-    if (record.count == 0) {
+bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before, std::size_t port) {
+  Incoming& in = incoming_[port];
+  if (in.message != word.message) {  // the first word of a message on this port: look it up once
+    const std::uint32_t task = context_.run->receive_task_of[word.message];
+    if (task >= posted_before) return false;
+    in = {word.message, task, context_.task(task).buffer, context_.flow[task].generation};
+    if (in.buffer != no_buffer) {
       const DataTag& expected = context_.program().messages[word.message].tag;
       if (word.tag != expected)
         context_.fail("message " + std::to_string(word.message) + " should carry " + context_.program().describe(expected) +
                       " but " + context_.program().describe(word.tag) + " arrived");
-      buffer.tag = word.tag;
     }
-    context_.datapath->write(t.buffer, word.index, word.value);
-    context_.memory.store(t.buffer, word.index, context_.flow[task].generation, cycle);
+  }
+  TaskRecord& record = context_.records[in.task];
+  if (in.buffer != no_buffer) {
+    BufferState& buffer = context_.memory.buffer(in.buffer);
+    if (buffer.words[word.index].owed > 0) return false;  // its place still owes a word to a link
+    if (record.count == 0) buffer.tag = word.tag;
+    context_.datapath->write(in.buffer, word.index, word.value);
+    context_.memory.store(in.buffer, word.index, in.generation, cycle);
   }
   if (record.count++ == 0) record.first = cycle;
   record.last = cycle;
   --context_.incoming_left;
   ++context_.stats.words_received;
-  context_.last_progress = cycle;
   context_.send_state_changed = true;
   return true;
 }

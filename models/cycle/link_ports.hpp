@@ -52,11 +52,18 @@ class LinkPorts {
     const std::vector<std::uint32_t>* order;    // word order, nullptr: 0, 1, 2, ...
     std::uint32_t position = 0;
   };
+  // The message whose words are landing on an input port, looked up on its first word.
+  struct Incoming {
+    std::uint32_t message = no_task;
+    std::uint32_t task = no_task;
+    std::uint32_t buffer = no_buffer;
+    std::uint32_t generation = 0;
+  };
   // Who holds an output link: nobody, this node's head message, or the message at input port p.
   static constexpr int free_link = -2;
   static constexpr int local_owner = -1;
 
-  bool store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before);
+  bool store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before, std::size_t port);
   bool passes_through(const LinkWord& word) const;
   std::size_t next_direction(const LinkWord& word) const;
   std::uint32_t word_at(const Outgoing& o) const { return o.order ? (*o.order)[o.position] : o.position; }
@@ -72,6 +79,7 @@ class LinkPorts {
   std::array<Cycle, direction_count> retry_at_{};
   std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through  // a blocked local head cannot leave before this
   std::array<ArrivalHint, direction_count> hints_{};
+  std::array<Incoming, direction_count> incoming_{};
   std::vector<std::size_t> in_dirs_, out_dirs_;
 };
 

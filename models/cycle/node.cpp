@@ -37,6 +37,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   fast_forward_enabled_ = fast_forward_refusal_.empty();
   sc_core::sc_spawn_options options;
   options.spawn_method();
+  options.set_sensitivity(&tick_);  // awake: every clock edge; asleep: a dynamic trigger instead
   sc_core::sc_spawn([this] { activate(); }, "tick", &options);
 }
 
@@ -63,7 +64,7 @@ std::pair<std::size_t, std::size_t> Node::progress() const {
 void Node::arm(Trigger trigger, Cycle cycle) {
   trigger_ = trigger;
   switch (trigger) {
-    case Trigger::Tick: next_trigger(tick_); return;
+    case Trigger::Tick: return;  // the static sensitivity: the next clock edge
     case Trigger::Wake: next_trigger(wake_); return;
     case Trigger::WakeOrTimeout:
       next_trigger(sc_core::sc_time::from_value(settings_.period_ticks * (wake_at_ - cycle)), wake_);
@@ -210,6 +211,37 @@ std::string Node::waiting_for(Cycle cycle) const {
   }
   text << "; " << context_.incoming_left << " words still to receive" << ports_.describe_queues(cycle);
   return text.str();
+}
+
+}  // namespace torus
+
+namespace torus {
+
+std::uint32_t Node::awaited_message() const {
+  const std::uint32_t compute = sequencer_.current_compute();
+  if (compute == no_task) return no_task;
+  for (const std::uint32_t receive : context_.flow[compute].filled_by)
+    if (receive != no_task && context_.records[receive].count < context_.program().messages[context_.task(receive).message].words)
+      return context_.task(receive).message;
+  return no_task;
+}
+
+std::pair<std::size_t, std::string> Node::waits_on() const {
+  const Program& program = context_.program();
+  const std::uint32_t compute = sequencer_.current_compute();
+  if (compute != no_task)  // a block it reads that has not fully arrived
+    for (const std::uint32_t receive : context_.flow[compute].filled_by) {
+      if (receive == no_task) continue;
+      const Message& m = program.messages[context_.task(receive).message];
+      if (context_.records[receive].count < m.words)
+        return {m.source, "message " + std::to_string(context_.task(receive).message) + " (" + program.describe(m.tag) + ")"};
+    }
+  for (const std::size_t d : ports_.send_directions())  // a word it must send first, held up by a credit
+    if (ports_.has_queued() && context_.out[d]->starved_of_credit()) {
+      const auto to = program.shape.neighbour(program.shape.coord_of(context_.index), static_cast<Direction>(d));
+      if (to) return {program.shape.index_of(*to), "a credit on " + to_string(static_cast<Direction>(d))};
+    }
+  return {no_node, ""};
 }
 
 }  // namespace torus

@@ -56,6 +56,11 @@ class Node : public sc_core::sc_module {
   // How far the node got (tasks passed, fma of the current compute), for ordering diagnostics.
   std::pair<std::size_t, std::size_t> progress() const;
   std::string waiting_for(Cycle cycle) const;
+  // When stalled: the node this one waits on and why ("message 12 (X'(0,1,2))", "a credit on
+  // +Q"), or {no_node, ""} when it waits on nothing outside itself.
+  static constexpr std::size_t no_node = static_cast<std::size_t>(-1);
+  std::pair<std::size_t, std::string> waits_on() const;
+  std::uint32_t awaited_message() const;  // the message behind waits_on(), or no_task
   // Why fast-forward could not engage for this run's settings, or empty when it could.
   std::string fast_forward_refusal() const { return fast_forward_refusal_; }
   // For waveforms: whether an fma issued this cycle, and the cycle's class (0 busy,

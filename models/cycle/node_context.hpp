@@ -41,7 +41,8 @@ struct TaskRecord {
 // What the engine shares by all nodes of one run.
 struct RunShared {
   const Program* program = nullptr;
-  std::vector<std::uint32_t> receive_task_of;  // per message
+  std::vector<std::uint32_t> receive_task_of;  // per message: its receive in the destination's list
+  std::vector<std::uint32_t> send_task_of;     // per message: its send in the source's list
   std::vector<MicroProgram> micro;             // per kernel
   const RollPolicy* policy = nullptr;
   bool split_complex = false;

@@ -12,6 +12,7 @@
 #include "sim/algorithm.hpp"
 #include "sim/analytic_model.hpp"
 #include "sim/memory_estimate.hpp"
+#include "sim/program_verifier.hpp"
 #include "sim/run_inputs.hpp"
 
 namespace torus {
@@ -37,13 +38,17 @@ TransformProblem problem_of(const RunConfig& run) {
 // then what is read off the Program per transform.
 Program build_program(const RunConfig& run, std::vector<TransformOutcome>& outcomes) {
   const TransformProblem problem = problem_of(run);
-  const auto algorithm = make_algorithm("orbital");
+  const auto algorithm = make_algorithm(run.algorithm);
   const AlgorithmCheck check = algorithm->check(problem);
   if (!check.ok()) throw std::logic_error("generated schedule is illegal: " + check.violations.front());
   Program program = algorithm->build(problem);
+  const ProgramVerification verification = verify_program(program, 1);
+  if (!verification.ok())
+    throw std::logic_error("generated program is illegal: " + to_string(program, verification.violations.front()));
   for (std::size_t t = 0; t < problem.directions.size(); ++t) {
     TransformOutcome outcome;
     outcome.direction = problem.directions[t];
+    outcome.schedule_violations = check.violation_count + verification.violation_count;
     const ProgramCounts counts = count(program, static_cast<std::uint32_t>(t));
     outcome.expected.steps = counts.steps;
     outcome.expected.block_multiply_adds = counts.compute_tasks;
@@ -123,6 +128,7 @@ void check_stall(const TorusTop& top, const TopConfig& config, RunReport& report
                         " cycles while work remains; " + std::to_string(top.stall_report().size()) +
                         " nodes wait (the first 8):";
   for (std::size_t i = 0; i < top.stall_report().size() && i < 8; ++i) message += "\n  " + top.stall_report()[i];
+  if (!top.wait_chain().empty()) message += "\n" + top.wait_chain();
   if (!report.fault.empty()) message += "\ninjected fault: " + report.fault;
   throw StallError(message);
 }

@@ -42,7 +42,7 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
     if (!ready_to_issue(cycle, blocked)) break;
     issue_one(cycle);
     ++issued;
-    if (++instruction_ == micro_->instructions.size()) finish(cycle);
+    if (++instruction_ == current_.count) finish(cycle);
   }
   return issued;
 }
@@ -99,6 +99,18 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
                     " but holds " + context_.program().describe(context_.memory.buffer(inputs[role].first).tag));
   micro_ = &context_.run->micro[task.kernel];
   for (WordState& w : acc.words) w.writes_left = static_cast<std::uint16_t>(micro_->updates_per_word);
+  current_ = {micro_->instructions.data(),
+              micro_->instructions.size(),
+              acc.words.data(),
+              context_.memory.buffer(task.operand).words.data(),
+              context_.memory.buffer(task.coefficient).words.data(),
+              acc.component_ready.empty() ? nullptr : acc.component_ready.data(),
+              flow.generation,
+              flow.operand_generation,
+              flow.coefficient_generation,
+              task.buffer,
+              task.operand,
+              task.coefficient};
   entered_ = true;
   instruction_ = 0;
   posted_until_ = next_ + 1;
@@ -118,27 +130,24 @@ bool TaskSequencer::gate_open() const {
 }
 
 Cycle& TaskSequencer::target_ready(const FmaInstruction& instruction) {
-  BufferState& acc = context_.memory.buffer(context_.task(next_).buffer);
-  if (context_.memory.components() == 1) return acc.words[instruction.accumulator].ready;
-  return acc.component_ready[micro_->target(instruction)];
+  if (!current_.component_ready) return current_.accumulator[instruction.accumulator].ready;
+  return current_.component_ready[micro_->target(instruction)];
 }
 
 bool TaskSequencer::ready_to_issue(Cycle cycle, Blocked& blocked) const {
-  const Task& task = context_.task(next_);
-  const TaskDataflow& flow = context_.flow[next_];
-  const FmaInstruction& i = micro_->instructions[instruction_];
-  const WordState& acc = context_.memory.buffer(task.buffer).words[i.accumulator];
-  const WordState& operand = context_.memory.buffer(task.operand).words[i.operand];
-  const WordState& coefficient = context_.memory.buffer(task.coefficient).words[i.coefficient];
+  const Current& c = current_;
+  const FmaInstruction& i = c.instructions[instruction_];
+  const WordState& acc = c.accumulator[i.accumulator];
+  const WordState& operand = c.operand[i.operand];
+  const WordState& coefficient = c.coefficient[i.coefficient];
   // With whole blocks the gate has already seen every arriving word; otherwise each fma waits
   // for the words it reads.
-  if (!whole_blocks_ && (acc.generation != flow.generation || operand.generation != flow.operand_generation ||
-                         coefficient.generation != flow.coefficient_generation)) {
+  if (!whole_blocks_ && (acc.generation != c.accumulator_generation || operand.generation != c.operand_generation ||
+                         coefficient.generation != c.coefficient_generation)) {
     blocked = Blocked::Data;
     return false;
   }
-  const BufferState& acc_buffer = context_.memory.buffer(task.buffer);
-  const Cycle target = context_.memory.components() == 1 ? acc.ready : acc_buffer.component_ready[micro_->target(i)];
+  const Cycle target = c.component_ready ? c.component_ready[micro_->target(i)] : acc.ready;
   if (operand.ready > cycle || coefficient.ready > cycle || target > cycle) {
     blocked = Blocked::Dependency;  // present, but a result still in this node's pipeline
     return false;
@@ -148,17 +157,15 @@ bool TaskSequencer::ready_to_issue(Cycle cycle, Blocked& blocked) const {
 
 // The datapath computes the value now; the pipeline says when it may be used.
 void TaskSequencer::issue_one(Cycle cycle) {
-  const Task& task = context_.task(next_);
-  const FmaInstruction& i = micro_->instructions[instruction_];
-  context_.datapath->fma(i, task.buffer, task.operand, task.coefficient);
+  const Current& c = current_;
+  const FmaInstruction& i = c.instructions[instruction_];
+  context_.datapath->fma(i, c.accumulator_buffer, c.operand_buffer, c.coefficient_buffer);
   const Cycle result = context_.pipeline->issue(cycle);
   TaskRecord& record = context_.records[next_];
   if (record.count++ == 0) record.first = cycle;
   target_ready(i) = result;
-  BufferState& acc = context_.memory.buffer(task.buffer);
-  WordState& word = acc.words[i.accumulator];
-  if (context_.memory.components() == 2)
-    word.ready = std::max(acc.component_ready[2 * i.accumulator], acc.component_ready[2 * i.accumulator + 1]);
+  WordState& word = c.accumulator[i.accumulator];
+  if (c.component_ready) word.ready = std::max(c.component_ready[2 * i.accumulator], c.component_ready[2 * i.accumulator + 1]);
   last_result_ = result;
   if (--word.writes_left == 0) context_.send_state_changed = true;  // final: it may leave now
 }
@@ -178,13 +185,11 @@ bool TaskSequencer::can_fast_forward() const {
 }
 
 Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
-  const std::size_t last = micro_->instructions.size() - 1;
-  const Task& task = context_.task(next_);
+  const std::size_t last = current_.count - 1;
   Cycle t = cycle;
   while (instruction_ < last) {
-    const FmaInstruction& i = micro_->instructions[instruction_];
-    const Cycle earliest = std::max({t, target_ready(i), context_.memory.buffer(task.operand).words[i.operand].ready,
-                                     context_.memory.buffer(task.coefficient).words[i.coefficient].ready});
+    const FmaInstruction& i = current_.instructions[instruction_];
+    const Cycle earliest = std::max({t, target_ready(i), current_.operand[i.operand].ready, current_.coefficient[i.coefficient].ready});
     if (earliest >= limit) break;
     context_.stats.dependency_stalls += earliest - t;
     t = earliest;

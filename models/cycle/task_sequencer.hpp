@@ -50,7 +50,20 @@ class TaskSequencer {
   void load(const Task& task, Cycle cycle);
   Cycle& target_ready(const FmaInstruction& instruction);
 
+  // What the compute being issued works on, looked up once when it is entered (hot path).
+  struct Current {
+    const FmaInstruction* instructions = nullptr;
+    std::size_t count = 0;
+    WordState* accumulator = nullptr;
+    const WordState* operand = nullptr;
+    const WordState* coefficient = nullptr;
+    Cycle* component_ready = nullptr;  // split complex only
+    std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
+    std::uint32_t accumulator_buffer = 0, operand_buffer = 0, coefficient_buffer = 0;
+  };
+
   NodeContext& context_;
+  Current current_;
   std::function<void(std::uint32_t, Cycle)> post_send_;
   std::uint32_t next_ = 0;
   std::uint32_t posted_until_ = 0;  // sends before this index have been posted

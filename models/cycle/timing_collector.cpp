@@ -93,6 +93,9 @@ TimingReport collect_timing(const TorusTop& top, const StepRecords& steps, std::
   }
   t.cycles.idle = t.total_cycles * t.nodes - t.cycles.busy - t.cycles.dependency - t.cycles.operand - t.cycles.backpressure;
   t.fast_forward_note = top.nodes[0].fast_forward_refusal();
+  if (t.fast_forward_note.empty() && t.fast_forwarded_fma == 0)
+    t.fast_forward_note = top.program().block_size == 1 ? "with b = 1 every compute is a single fma: nothing to issue ahead"
+                                                        : "no compute had its inputs early enough to issue ahead";
   collect_steps(top, steps, t);
   collect_links(top, t);
   const std::uint64_t b = top.program().block_size;

@@ -40,6 +40,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)), links("link"), nodes("node"), config_(config) {
   shared_.program = &program;
   shared_.receive_task_of = receive_tasks(program);
+  shared_.send_task_of = send_tasks(program);
   for (const KernelSpec& k : program.kernels) shared_.micro.push_back(micro_schedule.build(k.mode, k.block, split_complex));
   shared_.policy = &policy;
   shared_.split_complex = split_complex;
@@ -119,7 +120,33 @@ void TorusTop::watch() {
   std::stable_sort(waiting.begin(), waiting.end(), [](const Node* a, const Node* b) { return a->progress() < b->progress(); });
   for (const Node* node : waiting)
     stall_report_.push_back("node " + program().describe_node(node->index()) + ": " + node->waiting_for(cycle));
+  if (!waiting.empty()) wait_chain_ = chain_of_waits(waiting.front()->index());
   sc_core::sc_stop();
+}
+
+bool TorusTop::sent_in_full(std::uint32_t message) const {
+  const Message& m = program().messages[message];
+  return nodes[m.source].records()[shared_.send_task_of[message]].count == m.words;
+}
+
+// Follows "waits on" from the least advanced node until a node repeats (a cycle of waits) or
+// the chain ends at a node that waits on nothing outside itself.
+std::string TorusTop::chain_of_waits(std::size_t first) const {
+  std::vector<std::size_t> seen;
+  std::string text;
+  std::size_t at = first;
+  while (std::find(seen.begin(), seen.end(), at) == seen.end()) {
+    seen.push_back(at);
+    const auto [next, why] = nodes[at].waits_on();
+    text += program().describe_node(at);
+    if (next == Node::no_node) return "chain of waits: " + text + (nodes[at].finished() ? " (finished)" : " (waits on nothing outside itself)");
+    text += " waits for " + why + " from ";
+    const std::uint32_t message = nodes[at].awaited_message();
+    if (message != no_task && sent_in_full(message))
+      return "chain of waits: " + text + program().describe_node(next) + ", which has sent all its words: lost on the way";
+    at = next;
+  }
+  return "cycle of waits: " + text + program().describe_node(at);
 }
 
 }  // namespace torus

@@ -53,12 +53,16 @@ class TorusTop : public sc_core::sc_module {
   Cycle completion_cycle() const { return completion_cycle_; }
   bool watchdog_fired() const { return watchdog_fired_; }
   const std::vector<std::string>& stall_report() const { return stall_report_; }
+  // After the watchdog fired: the cycle (or chain) of waits from the least advanced node.
+  const std::string& wait_chain() const { return wait_chain_; }
   Cycle period_ticks() const { return clock.period().value(); }
   // What the injected fault did, or empty if none was set or it never fired.
   std::string fault_record() const;
 
  private:
   void watch();
+  std::string chain_of_waits(std::size_t first) const;
+  bool sent_in_full(std::uint32_t message) const;
   void inject_fault();
 
   RunShared shared_;
@@ -67,6 +71,7 @@ class TorusTop : public sc_core::sc_module {
   Cycle completion_cycle_ = 0;
   bool watchdog_fired_ = false;
   std::vector<std::string> stall_report_;
+  std::string wait_chain_;
 };
 
 }  // namespace torus

@@ -6,7 +6,12 @@
 namespace torus::bench {
 
 nlohmann::json time_program(const Program& program, const Machine& machine) {
-  return run_isolated([&] {
+  return run_isolated([&] { return time_program_here(program, machine); });
+}
+
+nlohmann::json time_program_here(const Program& program, const Machine& machine) {
+  require_fresh_systemc_kernel();
+  {
     const std::size_t b = program.block_size;
     const std::size_t n = b * static_cast<std::size_t>(std::max({program.shape.p1, program.shape.p2, program.shape.p3}));
     HostData<double> host{Tensor3<double>(n, n, n, 1.0), {}, b};
@@ -32,8 +37,8 @@ nlohmann::json time_program(const Program& program, const Machine& machine) {
       nodes.push_back({{"tasks", tasks}, {"forwarded", node.stats().words_forwarded}, {"finish", node.stats().finish_cycle}});
     }
     return nlohmann::json{{"total", top.completion_cycle()}, {"completed", top.completed()}, {"nodes", nodes},
-                          {"stall", top.stall_report()}};
-  });
+                          {"stall", top.stall_report()}, {"chain", top.wait_chain()}};
+  }
 }
 
 }  // namespace torus::bench

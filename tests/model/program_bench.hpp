@@ -40,6 +40,20 @@ inline void load(Program& p, std::size_t node, std::uint32_t buffer, const DataT
   p.nodes[node].tasks.push_back(task);
 }
 
+// A mode-1 product into `accumulator` (zeroed first) of `operand` and `coefficient`.
+inline void compute(Program& p, std::size_t node, std::uint32_t accumulator, std::uint32_t operand, std::uint32_t coefficient,
+                    const DataTag& acc, const DataTag& op, const DataTag& coef) {
+  Task task = make_task(TaskKind::Compute, {});
+  task.buffer = accumulator;
+  task.operand = operand;
+  task.coefficient = coefficient;
+  task.zero_accumulator = true;
+  task.tag = acc;
+  task.operand_tag = op;
+  task.coefficient_tag = coef;
+  p.nodes[node].tasks.push_back(task);
+}
+
 // Adds a message from `from` (its buffer `buffer`) along `route`, and the receive at its end
 // into `into`. Returns the message index.
 inline std::uint32_t message(Program& p, std::size_t from, std::uint32_t buffer, std::vector<Direction> route,
@@ -70,5 +84,7 @@ struct Machine {
 
 // Runs `program` and returns {"total": cycles, "nodes": [[{"first", "last", "count"} per task]]}.
 nlohmann::json time_program(const Program& program, const Machine& machine);
+// The same in this process: at most once per process (require_fresh_systemc_kernel).
+nlohmann::json time_program_here(const Program& program, const Machine& machine);
 
 }  // namespace torus::bench

@@ -143,9 +143,26 @@ TEST_CASE("what one end does becomes visible to the other only in the update pha
 }
 
 TEST_CASE("sending without a free link or credit is a logic error, not a silent loss", "[model][link]") {
-  LinkChannel link("link", 1, Rational{1, 2}, 8);
-  link.send(0, {});
-  CHECK_FALSE(link.can_send(1));  // still serialising the first word
-  CHECK_THROWS_AS(link.send(1, {}), std::logic_error);
-  CHECK_THROWS_AS(link.pop(0), std::logic_error);
+  // In its own process too: a send registers the channel for the kernel's update phase.
+  const nlohmann::json j = run_isolated([] {
+    LinkChannel link("link", 1, Rational{1, 2}, 8);
+    link.send(0, {});
+    nlohmann::json out{{"free_at_1", link.can_send(1)}};  // still serialising the first word
+    try {
+      link.send(1, {});
+      out["send_refused"] = false;
+    } catch (const std::logic_error&) {
+      out["send_refused"] = true;
+    }
+    try {
+      link.pop(0);
+      out["pop_refused"] = false;
+    } catch (const std::logic_error&) {
+      out["pop_refused"] = true;
+    }
+    return out;
+  });
+  CHECK(j["free_at_1"] == false);
+  CHECK(j["send_refused"] == true);
+  CHECK(j["pop_refused"] == true);
 }

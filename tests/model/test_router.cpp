@@ -103,3 +103,42 @@ TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[m
   CHECK(back.last == 9);
   CHECK(run["total"] == 9);
 }
+
+TEST_CASE("a Program that deadlocks on the machine: the watchdog names the cycle of waits", "[model][watchdog]") {
+  // Each node computes with the block the other sends only after its own compute: neither
+  // compute can start. (The Program verifier rejects this; the engine is run on it anyway.)
+  Program p = empty_program(TorusShape{2, 1, 1}, 1, 3);
+  for (std::size_t node = 0; node < 2; ++node) {
+    load(p, node, 1, tag(1, static_cast<int>(node)));
+    Task receive = make_task(TaskKind::Receive, {});
+    receive.buffer = 0;
+    receive.message = static_cast<std::uint32_t>(1 - node);  // node 0 gets message 1, node 1 message 0
+    p.nodes[node].tasks.push_back(receive);
+    compute(p, node, 2, 0, 1, tag(0, 9), tag(1, static_cast<int>(1 - node)), tag(1, static_cast<int>(node)));
+    Task send = make_task(TaskKind::Send, {});
+    send.buffer = 1;
+    send.message = static_cast<std::uint32_t>(node);
+    p.nodes[node].tasks.push_back(send);
+    p.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(1 - node), {Direction::PlusQ}, 1,
+                          tag(1, static_cast<int>(node))});
+  }
+  const nlohmann::json run = time_program(p, Machine{});
+  CHECK(run["completed"] == false);
+  CHECK(run["chain"] == "cycle of waits: (0,0,0) waits for message 1 (B(1,0,0)) from (1,0,0) waits for message 0 "
+                        "(B(0,0,0)) from (0,0,0)");
+}
+
+TEST_CASE("a second SystemC simulation in one process is refused with a clear error", "[model][isolation]") {
+  // The kernel cannot be reset after a simulation: the second run must say so, not misbehave.
+  const nlohmann::json j = run_isolated([] {
+    const nlohmann::json first = time_program_here(one_message(4, 3), Machine{});
+    try {
+      time_program_here(one_message(4, 3), Machine{});
+    } catch (const std::logic_error& e) {
+      return nlohmann::json{{"first", first["total"]}, {"second", e.what()}};
+    }
+    return nlohmann::json{{"first", first["total"]}, {"second", "ran"}};
+  });
+  CHECK(j["first"] == 10);
+  CHECK_THAT(j["second"].get<std::string>(), Catch::Contains("cannot be reset") && Catch::Contains("run_isolated"));
+}
