@@ -78,6 +78,16 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
   return c;
 }
 
+std::size_t bytes(const Program& program) {
+  std::size_t total = sizeof(Program) + program.messages.capacity() * sizeof(Message) +
+                      program.nodes.capacity() * sizeof(NodeProgram);
+  for (const Message& m : program.messages) total += m.route.capacity() * sizeof(Direction);
+  for (const NodeProgram& n : program.nodes)
+    total += n.tasks.capacity() * sizeof(Task) + n.buffers.capacity() * sizeof(BufferSpec);
+  for (const ProgramOutput& o : program.outputs) total += o.buffer.capacity() * sizeof(std::uint32_t) + o.tag.capacity() * sizeof(DataTag);
+  return total;
+}
+
 namespace {
 
 std::string buffer_name(const Program& program, const NodeProgram& node, std::uint32_t buffer) {

@@ -167,6 +167,9 @@ struct ProgramCounts {
 };
 ProgramCounts count(const Program& program, std::uint32_t transform);
 
+// Bytes the Program allocates (for the memory report).
+std::size_t bytes(const Program& program);
+
 std::string format_text(const Program& program);  // one line per task
 nlohmann::json to_json(const Program& program);
 

@@ -64,8 +64,10 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
     out += fmt::format("  fast-forward: {} of {} fma issued ahead\n", t.fast_forwarded_fma, t.fma_issued);
   else
     out += fmt::format("  fast-forward: {} fma issued ahead ({})\n", t.fast_forwarded_fma, t.fast_forward_note);
-  out += fmt::format("  simulation: {:.3f} s, {:.3g} node-cycles per second, peak memory {:.1f} MiB\n", t.simulation_seconds,
-                     t.node_cycles_per_second(), static_cast<double>(t.peak_memory_bytes) / (1024.0 * 1024.0));
+  out += fmt::format("  simulation: {:.3f} s, {:.3g} node-cycles per second, peak memory {:.1f} MiB (engine state {:.1f} KiB "
+                     "per node, Program {:.1f} MiB)\n",
+                     t.simulation_seconds, t.node_cycles_per_second(), static_cast<double>(t.peak_memory_bytes) / (1024.0 * 1024.0),
+                     static_cast<double>(t.engine_bytes_per_node) / 1024.0, static_cast<double>(t.program_bytes) / (1024.0 * 1024.0));
   return out;
 }
 
@@ -127,6 +129,7 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"words_per_node", {{"allocated", t.words_allocated}, {"paper", t.words_paper},
                                        {"second_buffers", t.words_second_buffers},
                                        {"link_buffers", t.words_link_buffers}}},
+                   {"memory", {{"engine_bytes_per_node", t.engine_bytes_per_node}, {"program_bytes", t.program_bytes}}},
                    {"simulation_seconds", t.simulation_seconds},
                    {"peak_memory_bytes", t.peak_memory_bytes},
                    {"node_cycles_per_second", t.node_cycles_per_second()}};

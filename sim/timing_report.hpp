@@ -69,6 +69,10 @@ struct TimingReport {
   std::uint64_t words_second_buffers = 0; // allocated beyond the paper's count: the second buffers
   std::uint64_t words_link_buffers = 0;   // six link receive buffers of link_buffer_words
   std::optional<AnalyticPrediction> analytic;
+  // Host memory the engine's state takes: per node (node module, scoreboard, task records,
+  // buffer values, its six outgoing links; the largest node), and the Program it runs.
+  std::uint64_t engine_bytes_per_node = 0;
+  std::uint64_t program_bytes = 0;
   double simulation_seconds = 0;          // wall time of the SystemC run itself
   std::uint64_t peak_memory_bytes = 0;    // the process's peak resident set, after the run
 

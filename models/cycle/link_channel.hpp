@@ -102,6 +102,10 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // What the injected fault did, once it has fired.
   const LinkFaultRecord& fault_record() const { return fault_record_; }
   Cycle latency() const { return latency_; }
+  // Bytes the channel allocates (for the memory report).
+  std::size_t bytes() const {
+    return sizeof(*this) + queue_.capacity() * sizeof(InFlight) + returning_credits_.capacity() * sizeof(Cycle);
+  }
 
  private:
   struct InFlight {

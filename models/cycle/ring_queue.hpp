@@ -13,6 +13,7 @@ class RingQueue {
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
+  std::size_t capacity() const { return items_.capacity(); }
   T& front() { return items_[head_]; }
   const T& front() const { return items_[head_]; }
   // The i-th element from the front.

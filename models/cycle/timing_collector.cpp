@@ -90,7 +90,11 @@ TimingReport collect_timing(const TorusTop& top, const StepRecords& steps, std::
     t.cycles.operand += s.operand_stalls;
     t.cycles.backpressure += s.backpressure_stalls;
     allocated = std::max(allocated, node.datapath().allocated_words());
+    std::size_t engine = node.state_bytes() + node.datapath().allocated_words() * node.datapath().word_bytes();
+    for (Direction d : all_directions) engine += top.link(node.index(), d).bytes();
+    t.engine_bytes_per_node = std::max<std::uint64_t>(t.engine_bytes_per_node, engine);
   }
+  t.program_bytes = bytes(top.program());
   t.cycles.idle = t.total_cycles * t.nodes - t.cycles.busy - t.cycles.dependency - t.cycles.operand - t.cycles.backpressure;
   t.fast_forward_note = top.nodes[0].fast_forward_refusal();
   if (t.fast_forward_note.empty() && t.fast_forwarded_fma == 0)
