@@ -13,16 +13,15 @@ void LinkPorts::plan_directions(std::uint8_t out_mask, std::uint8_t in_mask) {
   }
 }
 
-void LinkPorts::post(std::uint32_t task, Cycle) {
+void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle) {
   const Task& t = context_.task(task);
   const Message& m = context_.program().messages[t.message];
   if (m.route.empty()) context_.fail("message " + std::to_string(t.message) + " has no route (a node sending to itself)");
-  const std::uint32_t compute = context_.flow[task].preceding_compute;
   BlockRole role = BlockRole::Operand;
   const std::vector<std::uint32_t>* order = nullptr;
   const RollPolicy& policy = *context_.run->policy;
   if (compute != no_task) {
-    const Task& c = context_.task(compute);
+    const Task& c = context_.task(context_.computes[compute].task);
     const MicroProgram& micro = context_.run->micro[c.kernel];
     if (t.buffer == c.buffer) role = BlockRole::Accumulator;
     else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
@@ -33,7 +32,7 @@ void LinkPorts::post(std::uint32_t task, Cycle) {
     else if (release == SendRelease::WordPresent && t.buffer == c.operand) order = &micro.operand_first_use;
     else if (release == SendRelease::WordPresent && t.buffer == c.coefficient) order = &micro.coefficient_first_use;
   }
-  const std::uint32_t generation = context_.flow[task].generation;
+  const std::uint32_t generation = context_.info[task];
   context_.memory.owe(t.buffer, generation);
   const auto d = static_cast<std::size_t>(m.route.front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order});
@@ -68,7 +67,7 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
   if (in.message != word.message) {  // the first word of a message on this port: look it up once
     const std::uint32_t task = context_.run->receive_task_of[word.message];
     if (task >= posted_before) return false;
-    in = {word.message, task, context_.task(task).buffer, context_.flow[task].generation};
+    in = {word.message, task, context_.task(task).buffer, context_.info[task]};
     if (in.buffer != no_buffer) {
       const DataTag& expected = context_.program().messages[word.message].tag;
       if (word.tag != expected)
@@ -76,16 +75,14 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
                       " but " + context_.program().describe(word.tag) + " arrived");
     }
   }
-  TaskRecord& record = context_.records[in.task];
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
     if (buffer.words[word.index].owed > 0) return false;  // its place still owes a word to a link
-    if (record.count == 0) buffer.tag = word.tag;
+    if (context_.count[in.task] == 0) buffer.tag = word.tag;
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
   }
-  if (record.count++ == 0) record.first = cycle;
-  record.last = cycle;
+  context_.note(in.task, cycle);
   --context_.incoming_left;
   ++context_.stats.words_received;
   context_.send_state_changed = true;
@@ -96,7 +93,7 @@ bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
   const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return (o.compute == no_task || context_.records[o.compute].last <= cycle) && NodeMemory::present(w, o.generation, cycle);
+      return (o.compute == no_task || context_.computes[o.compute].done <= cycle) && NodeMemory::present(w, o.generation, cycle);
     case SendRelease::WordPresent: return NodeMemory::present(w, o.generation, cycle);
     case SendRelease::WordFinal: return w.writes_left == 0 && NodeMemory::present(w, o.generation, cycle);
   }
@@ -108,7 +105,7 @@ Cycle LinkPorts::release_cycle(const Outgoing& o) const {
   if (w.generation != o.generation) return never;
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return o.compute == no_task ? w.ready : std::max(w.ready, context_.records[o.compute].last);
+      return o.compute == no_task ? w.ready : std::max(w.ready, context_.computes[o.compute].done);
     case SendRelease::WordPresent: return w.ready;
     case SendRelease::WordFinal: return w.writes_left == 0 ? w.ready : never;
   }
@@ -169,9 +166,11 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
     const BufferState& buffer = context_.memory.buffer(o.buffer);
     link.send(cycle, {context_.datapath->read(o.buffer, w), buffer.tag, o.message, w, 0});
     context_.memory.settle(o.buffer, w);
-    TaskRecord& record = context_.records[o.task];
-    if (record.count++ == 0) record.first = cycle;
-    record.last = cycle;
+    context_.note(o.task, cycle);
+    StepRecord& step = context_.steps[context_.task(o.task).label.global_step];
+    if (step.first_send == never) step.first_send = cycle;
+    step.last_send = cycle;
+    ++step.words_sent;
     ++context_.stats.words_sent;
     context_.last_progress = cycle;
     if (++o.position == o.words) {

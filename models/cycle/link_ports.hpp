@@ -23,7 +23,9 @@ class LinkPorts {
 
   // Directions this node's traffic (own and passing through) uses: bit d of each mask.
   void plan_directions(std::uint8_t out_mask, std::uint8_t in_mask);
-  void post(std::uint32_t task, Cycle cycle);  // a send task the sequencer reached
+  // A send task the sequencer reached; `compute` indexes NodeContext::computes (the last
+  // compute before it) or is no_task.
+  void post(std::uint32_t task, std::uint32_t compute, Cycle cycle);
   void receive(Cycle cycle, std::uint32_t posted_before);
   void send(Cycle cycle);
 
@@ -47,7 +49,7 @@ class LinkPorts {
     std::uint32_t buffer;
     std::uint32_t generation;
     std::uint32_t words;
-    std::uint32_t compute;                      // the compute it follows, or no_task
+    std::uint32_t compute;                      // index in NodeContext::computes, or no_task
     SendRelease release;
     const std::vector<std::uint32_t>* order;    // word order, nullptr: 0, 1, 2, ...
     std::uint32_t position = 0;

@@ -10,6 +10,26 @@ void NodeContext::fail(const std::string& what) const {
   throw std::logic_error("node " + run->program->describe_node(index) + ": " + what);
 }
 
+// Keeps of the dataflow analysis only what the engine reads while it runs.
+void NodeContext::allocate_plan(bool keep_trace) {
+  const std::vector<TaskDataflow> flow = analyse_dataflow(*node);
+  info.resize(flow.size());
+  count.assign(flow.size(), 0);
+  std::uint32_t steps_seen = 0;
+  for (std::uint32_t i = 0; i < flow.size(); ++i) {
+    const Task& t = task(i);
+    steps_seen = std::max(steps_seen, t.label.global_step + 1);
+    if (t.kind != TaskKind::Compute) {
+      info[i] = flow[i].generation;
+      continue;
+    }
+    info[i] = static_cast<std::uint32_t>(computes.size());
+    computes.push_back({i, flow[i].generation, flow[i].operand_generation, flow[i].coefficient_generation, flow[i].filled_by, never});
+  }
+  steps.assign(steps_seen, StepRecord{});
+  if (keep_trace) trace.assign(flow.size(), TaskRecord{});
+}
+
 Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
            std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
            std::function<void(std::size_t, Cycle)> finished)
@@ -17,14 +37,14 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
       settings_(settings),
       pipeline_("fma", settings.fma_latency, settings.fma_per_cycle),
       ports_(context_),
-      sequencer_(context_, run.policy->waits_for_whole_blocks(), [this](std::uint32_t task, Cycle cycle) { ports_.post(task, cycle); }),
+      sequencer_(context_, run.policy->waits_for_whole_blocks(),
+                 [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
       tick_(tick),
       on_finished_(std::move(finished)) {
   context_.index = index;
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
-  context_.flow = analyse_dataflow(*context_.node);
-  context_.records.assign(context_.node->tasks.size(), TaskRecord{});
+  context_.allocate_plan(settings.trace_tasks);
   context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
   context_.datapath = std::move(datapath);
   context_.pipeline = &pipeline_;
@@ -51,8 +71,9 @@ void Node::start_of_simulation() {
 }
 
 std::size_t Node::state_bytes() const {
-  return context_.memory.bytes() + context_.records.capacity() * sizeof(TaskRecord) +
-         context_.flow.capacity() * sizeof(TaskDataflow) + sizeof(Node);
+  return sizeof(Node) + context_.memory.bytes() + (context_.info.capacity() + context_.count.capacity()) * sizeof(std::uint32_t) +
+         context_.computes.capacity() * sizeof(ComputeFlow) + context_.steps.capacity() * sizeof(StepRecord) +
+         context_.trace.capacity() * sizeof(TaskRecord);
 }
 
 std::pair<std::size_t, std::size_t> Node::progress() const {
@@ -220,9 +241,8 @@ namespace torus {
 std::uint32_t Node::awaited_message() const {
   const std::uint32_t compute = sequencer_.current_compute();
   if (compute == no_task) return no_task;
-  for (const std::uint32_t receive : context_.flow[compute].filled_by)
-    if (receive != no_task && context_.records[receive].count < context_.program().messages[context_.task(receive).message].words)
-      return context_.task(receive).message;
+  for (const std::uint32_t receive : context_.computes[context_.info[compute]].filled_by)
+    if (receive != no_task && context_.count[receive] < context_.words_of(receive)) return context_.task(receive).message;
   return no_task;
 }
 
@@ -230,10 +250,10 @@ std::pair<std::size_t, std::string> Node::waits_on() const {
   const Program& program = context_.program();
   const std::uint32_t compute = sequencer_.current_compute();
   if (compute != no_task)  // a block it reads that has not fully arrived
-    for (const std::uint32_t receive : context_.flow[compute].filled_by) {
+    for (const std::uint32_t receive : context_.computes[context_.info[compute]].filled_by) {
       if (receive == no_task) continue;
       const Message& m = program.messages[context_.task(receive).message];
-      if (context_.records[receive].count < m.words)
+      if (context_.count[receive] < m.words)
         return {m.source, "message " + std::to_string(context_.task(receive).message) + " (" + program.describe(m.tag) + ")"};
     }
   for (const std::size_t d : ports_.send_directions())  // a word it must send first, held up by a credit

@@ -27,6 +27,7 @@ struct NodeSettings {
   std::uint8_t out_mask = 0;    // link directions this node sends or forwards on
   std::uint8_t in_mask = 0;     // link directions it receives on
   bool passes_traffic = false;  // some message passes through it
+  bool trace_tasks = false;     // keep per-task first/last cycles (tests of hand-built Programs)
 };
 
 class Node : public sc_core::sc_module {
@@ -42,7 +43,10 @@ class Node : public sc_core::sc_module {
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
-  const std::vector<TaskRecord>& records() const { return context_.records; }
+  const std::vector<std::uint32_t>& task_counts() const { return context_.count; }
+  const std::vector<ComputeFlow>& computes() const { return context_.computes; }
+  const std::vector<StepRecord>& step_records() const { return context_.steps; }
+  const std::vector<TaskRecord>& task_trace() const { return context_.trace; }  // empty unless asked
   const FmaPipeline& pipeline() const { return pipeline_; }
   const NodeDatapath& datapath() const { return *context_.datapath; }
   bool finished() const { return context_.stats.finish_cycle != never; }

@@ -30,12 +30,32 @@ struct NodeStats {
   Cycle finish_cycle = never;             // first cycle with nothing left to do
 };
 
-// Per task: compute: first fma, cycle its last result is usable, fma issued; send: first and
-// last word's cycle, words sent; receive: words stored (first and last cycle).
+// Per task, kept only when asked (tests of hand-built Programs): compute: first fma, cycle its
+// last result is usable, fma issued; send: first and last word's cycle, words sent; receive:
+// first and last word stored, words stored.
 struct TaskRecord {
   Cycle first = never;
   Cycle last = never;
   std::uint32_t count = 0;
+};
+
+// Per compute task, in list order: the generations it reads (sim/dataflow.hpp), the receives
+// whose words it must wait for, and when its last result is usable.
+struct ComputeFlow {
+  std::uint32_t task = 0;
+  std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
+  std::array<std::uint32_t, 3> filled_by{};  // receive tasks (accumulator, operand, coefficient) or no_task
+  Cycle done = never;
+};
+
+// Per global step label: what the node did in it, for reports.
+struct StepRecord {
+  Cycle start = never;       // first fma
+  Cycle done = never;        // last result usable
+  Cycle first_send = never;  // first and last word of its sends
+  Cycle last_send = never;
+  std::uint32_t fma = 0;
+  std::uint32_t words_sent = 0;
 };
 
 // What the engine shares by all nodes of one run.
@@ -52,8 +72,13 @@ struct NodeContext {
   std::size_t index = 0;
   const RunShared* run = nullptr;
   const NodeProgram* node = nullptr;
-  std::vector<TaskDataflow> flow;
-  std::vector<TaskRecord> records;
+  // Per task: load, receive, send: the buffer generation it writes or sends; compute: its index
+  // in `computes`.
+  std::vector<std::uint32_t> info;
+  std::vector<std::uint32_t> count;  // per task: words stored, fma issued or words sent
+  std::vector<ComputeFlow> computes;
+  std::vector<StepRecord> steps;     // per global step label
+  std::vector<TaskRecord> trace;     // per task, when asked
   NodeMemory memory;
   std::unique_ptr<NodeDatapath> datapath;
   FmaPipeline* pipeline = nullptr;
@@ -69,6 +94,16 @@ struct NodeContext {
   int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
 
   const Task& task(std::uint32_t i) const { return node->tasks[i]; }
+  std::uint32_t words_of(std::uint32_t receive_or_send) const { return run->program->messages[task(receive_or_send).message].words; }
+  // Counts one word or fma of task `i` at `cycle` (and traces it when asked).
+  void note(std::uint32_t i, Cycle cycle) {
+    ++count[i];
+    if (trace.empty()) return;
+    TaskRecord& r = trace[i];
+    if (r.count++ == 0) r.first = cycle;
+    r.last = cycle;
+  }
+  void allocate_plan(bool keep_trace);
   const Program& program() const { return *run->program; }
   [[noreturn]] void fail(const std::string& what) const;
 };

@@ -7,7 +7,8 @@
 
 namespace torus {
 
-TaskSequencer::TaskSequencer(NodeContext& context, bool whole_blocks, std::function<void(std::uint32_t, Cycle)> post_send)
+TaskSequencer::TaskSequencer(NodeContext& context, bool whole_blocks,
+                             std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send)
     : context_(context), post_send_(std::move(post_send)), whole_blocks_(whole_blocks) {}
 
 std::uint32_t TaskSequencer::current_compute() const {
@@ -56,7 +57,7 @@ bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
     }
     load(task, cycle);
   } else if (task.kind == TaskKind::Send && next_ >= posted_until_) {
-    post_send_(next_, cycle);
+    post_send_(next_, last_compute_, cycle);
   }
   ++next_;  // a receive is posted by being passed
   context_.send_state_changed = true;
@@ -65,7 +66,7 @@ bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
 
 void TaskSequencer::load(const Task& task, Cycle cycle) {
   context_.datapath->load(task.buffer, task.source);
-  context_.memory.place(task.buffer, context_.flow[next_].generation, cycle, task.tag);
+  context_.memory.place(task.buffer, context_.info[next_], cycle, task.tag);
   const HostArray& array = context_.program().host_arrays[task.source.array];
   if (context_.corrupt_bit >= 0 && context_.fault_record.empty() && array.matrix) {
     const std::complex<double> value = context_.datapath->read(task.buffer, 0);
@@ -80,7 +81,7 @@ void TaskSequencer::load(const Task& task, Cycle cycle) {
 
 bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   const Task& task = context_.task(next_);
-  const TaskDataflow& flow = context_.flow[next_];
+  const ComputeFlow& flow = context_.computes[context_.info[next_]];
   BufferState& acc = context_.memory.buffer(task.buffer);
   if (acc.owed_words > 0) {  // an earlier send has not yet taken the accumulator's old words
     blocked = Blocked::Data;
@@ -88,7 +89,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   }
   if (task.zero_accumulator) {
     context_.datapath->zero(task.buffer);
-    context_.memory.place(task.buffer, flow.generation, cycle, task.tag);
+    context_.memory.place(task.buffer, flow.accumulator_generation, cycle, task.tag);
   }
   // Blocks already held are checked now; arriving ones as they land (against their message).
   const std::array<std::pair<std::uint32_t, const DataTag*>, 3> inputs{
@@ -105,7 +106,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
               context_.memory.buffer(task.operand).words.data(),
               context_.memory.buffer(task.coefficient).words.data(),
               acc.component_ready.empty() ? nullptr : acc.component_ready.data(),
-              flow.generation,
+              flow.accumulator_generation,
               flow.operand_generation,
               flow.coefficient_generation,
               task.buffer,
@@ -113,9 +114,11 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
               task.coefficient};
   entered_ = true;
   instruction_ = 0;
+  last_compute_ = context_.info[next_];
+  step_ = &context_.steps[task.label.global_step];
   posted_until_ = next_ + 1;
   while (posted_until_ < context_.node->tasks.size() && context_.task(posted_until_).kind == TaskKind::Send)
-    post_send_(posted_until_++, cycle);
+    post_send_(posted_until_++, last_compute_, cycle);
   context_.send_state_changed = true;
   blocked = Blocked::None;
   return true;
@@ -123,9 +126,8 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
 
 bool TaskSequencer::gate_open() const {
   if (!whole_blocks_) return true;
-  for (const std::uint32_t receive : context_.flow[next_].filled_by)
-    if (receive != no_task && context_.records[receive].count < context_.program().messages[context_.task(receive).message].words)
-      return false;
+  for (const std::uint32_t receive : context_.computes[last_compute_].filled_by)
+    if (receive != no_task && context_.count[receive] < context_.words_of(receive)) return false;
   return true;
 }
 
@@ -161,8 +163,9 @@ void TaskSequencer::issue_one(Cycle cycle) {
   const FmaInstruction& i = c.instructions[instruction_];
   context_.datapath->fma(i, c.accumulator_buffer, c.operand_buffer, c.coefficient_buffer);
   const Cycle result = context_.pipeline->issue(cycle);
-  TaskRecord& record = context_.records[next_];
-  if (record.count++ == 0) record.first = cycle;
+  if (step_->start == never) step_->start = cycle;
+  ++step_->fma;
+  context_.note(next_, cycle);
   target_ready(i) = result;
   WordState& word = c.accumulator[i.accumulator];
   if (c.component_ready) word.ready = std::max(c.component_ready[2 * i.accumulator], c.component_ready[2 * i.accumulator + 1]);
@@ -171,7 +174,9 @@ void TaskSequencer::issue_one(Cycle cycle) {
 }
 
 void TaskSequencer::finish(Cycle) {
-  context_.records[next_].last = last_result_;
+  context_.computes[last_compute_].done = last_result_;
+  step_->done = step_->done == never ? last_result_ : std::max(step_->done, last_result_);
+  if (!context_.trace.empty()) context_.trace[next_].last = last_result_;
   context_.send_state_changed = true;
   ++next_;
   entered_ = false;

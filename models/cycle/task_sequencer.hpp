@@ -18,7 +18,10 @@ class TaskSequencer {
  public:
   // post_send: queue a send task on its port (the ports decide when its words leave).
   // whole_blocks: the send policy starts a compute only once every block it receives is complete.
-  TaskSequencer(NodeContext& context, bool whole_blocks, std::function<void(std::uint32_t task, Cycle)> post_send);
+  // post_send(task, compute, cycle): `compute` indexes NodeContext::computes (the last compute
+  // before the send), or is no_task.
+  TaskSequencer(NodeContext& context, bool whole_blocks,
+                std::function<void(std::uint32_t task, std::uint32_t compute, Cycle)> post_send);
 
   // The issue phase of one cycle: returns the fma issued; `blocked` says why it stopped.
   std::size_t issue(Cycle cycle, Blocked& blocked);
@@ -64,7 +67,8 @@ class TaskSequencer {
 
   NodeContext& context_;
   Current current_;
-  std::function<void(std::uint32_t, Cycle)> post_send_;
+  std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send_;
+  std::uint32_t last_compute_ = no_task;  // index in NodeContext::computes of the last compute entered
   std::uint32_t next_ = 0;
   std::uint32_t posted_until_ = 0;  // sends before this index have been posted
   bool entered_ = false;
@@ -72,6 +76,7 @@ class TaskSequencer {
   std::size_t instruction_ = 0;
   const MicroProgram* micro_ = nullptr;
   Cycle last_result_ = 0;
+  StepRecord* step_ = nullptr;  // the report record of the compute's step
   bool whole_blocks_ = true;
 };
 

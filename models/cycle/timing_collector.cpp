@@ -5,27 +5,20 @@
 namespace torus {
 
 StepRecords step_records(const TorusTop& top) {
-  const Program& program = top.program();
-  const std::size_t steps = program.global_steps(), count = top.nodes.size();
+  const std::size_t steps = top.program().global_steps(), count = top.nodes.size();
   StepRecords r;
   for (auto* table : {&r.start, &r.done, &r.first_send, &r.last_send}) table->assign(count, std::vector<Cycle>(steps, never));
   r.fma.assign(count, std::vector<std::uint32_t>(steps, 0));
   r.words_sent.assign(count, std::vector<std::uint32_t>(steps, 0));
   for (std::size_t n = 0; n < count; ++n) {
-    const auto& tasks = program.nodes[n].tasks;
-    const auto& records = top.nodes[n].records();
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-      const std::size_t s = tasks[i].label.global_step;
-      const TaskRecord& rec = records[i];
-      if (tasks[i].kind == TaskKind::Compute) {
-        r.start[n][s] = std::min(r.start[n][s], rec.first);
-        if (rec.last != never) r.done[n][s] = r.done[n][s] == never ? rec.last : std::max(r.done[n][s], rec.last);
-        r.fma[n][s] += rec.count;
-      } else if (tasks[i].kind == TaskKind::Send && rec.count > 0) {
-        r.first_send[n][s] = std::min(r.first_send[n][s], rec.first);
-        r.last_send[n][s] = r.last_send[n][s] == never ? rec.last : std::max(r.last_send[n][s], rec.last);
-        r.words_sent[n][s] += rec.count;
-      }
+    const auto& records = top.nodes[n].step_records();
+    for (std::size_t s = 0; s < records.size() && s < steps; ++s) {
+      r.start[n][s] = records[s].start;
+      r.done[n][s] = records[s].done;
+      r.first_send[n][s] = records[s].first_send;
+      r.last_send[n][s] = records[s].last_send;
+      r.fma[n][s] = records[s].fma;
+      r.words_sent[n][s] = records[s].words_sent;
     }
   }
   return r;
@@ -129,11 +122,8 @@ ExecutionCounts measured_counts(const TorusTop& top, const StepRecords& r, std::
     }
   // A block multiply-add counts once its compute has issued every fma.
   for (std::size_t n = 0; n < top.nodes.size(); ++n)
-    for (std::uint32_t i = 0; i < program.nodes[n].tasks.size(); ++i) {
-      const Task& task = program.nodes[n].tasks[i];
-      if (task.kind == TaskKind::Compute && task.label.transform == transform && top.nodes[n].records()[i].last != never)
-        ++c.block_multiply_adds;
-    }
+    for (const ComputeFlow& compute : top.nodes[n].computes())
+      if (program.nodes[n].tasks[compute.task].label.transform == transform && compute.done != never) ++c.block_multiply_adds;
   c.scalar_multiply_adds = fma / fma_per_multiply_add;
   for (const Node& node : top.nodes) c.words_held_per_node = std::max(c.words_held_per_node, node.datapath().allocated_words());
   return c;

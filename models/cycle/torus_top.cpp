@@ -57,8 +57,9 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   const Cycle period = clock.period().value();
   nodes.init(count, [&](const char* node_name, std::size_t i) {
     const bool stepping = std::find(config.stepping_nodes.begin(), config.stepping_nodes.end(), i) != config.stepping_nodes.end();
-    const NodeSettings settings{period, config.fma_latency, config.fma_per_cycle, config.fast_forward && !stepping,
-                                traffic.out[i], traffic.in[i], traffic.passes[i]};
+    const NodeSettings settings{period,          config.fma_latency, config.fma_per_cycle,
+                                config.fast_forward && !stepping, traffic.out[i], traffic.in[i],
+                                traffic.passes[i], config.trace_tasks};
     return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), finished);
   });
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
@@ -126,7 +127,7 @@ void TorusTop::watch() {
 
 bool TorusTop::sent_in_full(std::uint32_t message) const {
   const Message& m = program().messages[message];
-  return nodes[m.source].records()[shared_.send_task_of[message]].count == m.words;
+  return nodes[m.source].task_counts()[shared_.send_task_of[message]] == m.words;
 }
 
 // Follows "waits on" from the least advanced node until a node repeats (a cycle of waits) or

@@ -26,6 +26,7 @@ struct TopConfig {
   bool fast_forward = true;
   // Test hook: nodes whose index is in this set run with fast-forward off (empty: all alike).
   std::vector<std::size_t> stepping_nodes;
+  bool trace_tasks = false;  // keep per-task first/last cycles (tests)
   FaultKind fault = FaultKind::None;
   std::size_t fault_node = 0;
   Direction fault_link = Direction::PlusQ;

@@ -21,6 +21,7 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     config.link_rate = machine.link_rate;
     config.link_buffer_words = machine.link_buffer_words;
     config.watchdog_cycles = 1000;
+    config.trace_tasks = true;
     const auto micro = make_micro_schedule("interleaved");
     const auto policy = make_roll_policy(machine.policy);
     TorusTop top("torus", config, program, *micro, *policy, false,
@@ -30,7 +31,7 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     nlohmann::json nodes = nlohmann::json::array();
     for (const Node& node : top.nodes) {
       nlohmann::json tasks = nlohmann::json::array();
-      for (const TaskRecord& r : node.records())
+      for (const TaskRecord& r : node.task_trace())
         tasks.push_back({{"first", r.first == never ? -1 : static_cast<std::int64_t>(r.first)},
                          {"last", r.last == never ? -1 : static_cast<std::int64_t>(r.last)},
                          {"count", r.count}});
