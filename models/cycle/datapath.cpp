@@ -84,13 +84,13 @@ std::vector<T> buffer_values(const NodeDatapath& datapath, std::uint32_t buffer,
   return out;
 }
 
-#define TORUS_INSTANTIATE_DATAPATH(T)                                                                  \
-  template std::unique_ptr<NodeDatapath> make_datapath(const Program&, std::size_t, const HostData<T>&); \
-  template std::vector<T> buffer_values(const NodeDatapath&, std::uint32_t, std::size_t);
-TORUS_INSTANTIATE_DATAPATH(float)
-TORUS_INSTANTIATE_DATAPATH(double)
-TORUS_INSTANTIATE_DATAPATH(std::complex<float>)
-TORUS_INSTANTIATE_DATAPATH(std::complex<double>)
-#undef TORUS_INSTANTIATE_DATAPATH
+template std::unique_ptr<NodeDatapath> make_datapath(const Program&, std::size_t, const HostData<float>&);
+template std::unique_ptr<NodeDatapath> make_datapath(const Program&, std::size_t, const HostData<double>&);
+template std::unique_ptr<NodeDatapath> make_datapath(const Program&, std::size_t, const HostData<std::complex<float>>&);
+template std::unique_ptr<NodeDatapath> make_datapath(const Program&, std::size_t, const HostData<std::complex<double>>&);
+template std::vector<float> buffer_values(const NodeDatapath&, std::uint32_t, std::size_t);
+template std::vector<double> buffer_values(const NodeDatapath&, std::uint32_t, std::size_t);
+template std::vector<std::complex<float>> buffer_values(const NodeDatapath&, std::uint32_t, std::size_t);
+template std::vector<std::complex<double>> buffer_values(const NodeDatapath&, std::uint32_t, std::size_t);
 
 }  // namespace torus

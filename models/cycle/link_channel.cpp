@@ -34,6 +34,16 @@ bool LinkChannel::can_send(Cycle cycle) {
 
 void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
   if (!can_send(cycle)) throw std::logic_error(std::string(name()) + ": send without a free link and a credit");
+  transmit(cycle, sent);
+}
+
+void LinkChannel::send_ahead(Cycle cycle, const LinkWord& sent) {
+  if (credits_ == 0 || next_free_tick_ >= static_cast<std::int64_t>(cycle + 1) * rate_.num)
+    throw std::logic_error(std::string(name()) + ": send ahead without a free link and a credit");
+  transmit(cycle, sent);
+}
+
+void LinkChannel::transmit(Cycle cycle, const LinkWord& sent) {
   const std::int64_t start = std::max(next_free_tick_, static_cast<std::int64_t>(cycle) * rate_.num);
   next_free_tick_ = start + rate_.den;
   --credits_;
@@ -59,6 +69,14 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
 // the cycle it is made.)
 void LinkChannel::update() {
   const Cycle now_ticks = sc_core::sc_time_stamp().value();
+  // A receiver frozen while it waits may take the words now, each as if popped on arrival (at
+  // most one word a cycle arrives when the rate is at most 1, so the buffer never holds more).
+  if (taker_ && rate_.num <= rate_.den)
+    while (visible_ == 0 && !queue_.empty() && taker_->take(queue_.front().word, queue_.front().arrival)) {
+      returning_credits_.push_back(queue_.front().arrival + latency_);
+      stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
+      queue_.pop_front();
+    }
   if (visible_ < queue_.size() && hint_) {
     const Cycle arrival = queue_[visible_].arrival;
     if (arrival < hint_->next) {
@@ -67,7 +85,16 @@ void LinkChannel::update() {
     }
   }
   visible_ = queue_.size();
-  stats_.peak_in_flight = std::max<std::uint64_t>(stats_.peak_in_flight, queue_.size() - arrived_);
+}
+
+void LinkChannel::offer_committed(Cycle now) {
+  if (!taker_ || rate_.num > rate_.den) return;
+  while (visible_ > 0 && queue_.front().arrival > now && taker_->take(queue_.front().word, queue_.front().arrival)) {
+    returning_credits_.push_back(queue_.front().arrival + latency_);
+    stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
+    queue_.pop_front();
+    --visible_;
+  }
 }
 
 void LinkChannel::observe(Cycle cycle) {

@@ -32,9 +32,24 @@ struct ArrivalHint {
   Cycle period_ticks = 1;
 };
 
+// A receiver that may take words when they are committed instead of when they arrive: `take`
+// stores the word as if popped at its arrival cycle and returns true, or returns false and the
+// word waits in the buffer as usual. Only asked while nothing earlier waits in the buffer.
+class LinkTaker {
+ public:
+  virtual ~LinkTaker() = default;
+  virtual bool take(const LinkWord& word, Cycle arrival) = 0;
+};
+
 // The sending end.
 class LinkSendIf : public virtual sc_core::sc_interface {
  public:
+  // Sends scheduled ahead: the credits held at `cycle` (returns due by then collected), the
+  // first cycle from `from` on at which the link is free, and a send at such a cycle that
+  // takes a credit held now (returns due later are not collected early).
+  virtual std::uint64_t credits_at(Cycle cycle) = 0;
+  virtual Cycle next_free(Cycle from) const = 0;
+  virtual void send_ahead(Cycle cycle, const LinkWord& word) = 0;
   // True when a word may leave in `cycle`: the link is free and a credit is held.
   virtual bool can_send(Cycle cycle) = 0;
   // Precondition: can_send(cycle).
@@ -54,6 +69,10 @@ class LinkReceiveIf : public virtual sc_core::sc_interface {
   virtual Cycle next_arrival() const = 0;
   // The receiver need not poll the link while hint->next is in the future.
   virtual void attach_arrival_hint(ArrivalHint* hint) = 0;
+  virtual void attach_taker(LinkTaker* taker) = 0;
+  // Offers the taker the committed words that arrive after `now`, front first, until it
+  // declines one; each taken word counts as popped on arrival.
+  virtual void offer_committed(Cycle now) = 0;
 };
 
 // A fault the channel injects into the first word it sends at or after `from`.
@@ -78,7 +97,6 @@ struct LinkStats {
   std::uint64_t active_cycles = 0;        // cycles in which at least one word left
   std::uint64_t credit_stall_checks = 0;  // can_send refusals for want of credit
   std::uint64_t peak_occupancy = 0;       // most words held in the receive buffer at once
-  std::uint64_t peak_in_flight = 0;       // most words sent and not yet arrived
 };
 
 class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public LinkReceiveIf {
@@ -92,6 +110,16 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void pop(Cycle cycle) override;
   Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front().arrival; }
   void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
+  void attach_taker(LinkTaker* taker) override { taker_ = taker; }
+  void offer_committed(Cycle now) override;
+  std::uint64_t credits_at(Cycle cycle) override {
+    collect_credits(cycle);
+    return credits_;
+  }
+  Cycle next_free(Cycle from) const override {
+    return std::max<Cycle>(from, static_cast<Cycle>(next_free_tick_) / static_cast<Cycle>(rate_.num));
+  }
+  void send_ahead(Cycle cycle, const LinkWord& word) override;
 
   const LinkStats& stats() const { return stats_; }
   // For waveforms: words that have arrived and wait to be taken.
@@ -113,6 +141,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
     Cycle arrival;
   };
   void update() override;
+  void transmit(Cycle cycle, const LinkWord& word);  // takes the credit and the link time
   void collect_credits(Cycle cycle);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);
@@ -124,6 +153,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   Cycle last_active_cycle_ = never;
   bool starved_ = false;
   ArrivalHint* hint_ = nullptr;
+  LinkTaker* taker_ = nullptr;
   std::optional<LinkFault> fault_;
   LinkFaultRecord fault_record_;
   RingQueue<InFlight> queue_;           // sent, not popped, in order

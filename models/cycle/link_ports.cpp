@@ -77,7 +77,7 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
   }
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
-    if (buffer.words[word.index].owed > 0) return false;  // its place still owes a word to a link
+    if (!buffer.words[word.index].replaceable(cycle)) return false;  // its place still owes a word to a link
     if (context_.count[in.task] == 0) buffer.tag = word.tag;
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
@@ -161,26 +161,102 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
   auto& queue = outgoing_[d];
   Outgoing& o = queue.front();
   LinkSendIf& link = *context_.out[d];
-  while (released(o, cycle) && link.can_send(cycle)) {
+  const bool done = batching_ && o.release == SendRelease::ComputeDone && send_ahead(d, o, cycle);
+  while (!done && released(o, cycle) && link.can_send(cycle)) {
     const std::uint32_t w = word_at(o);
-    const BufferState& buffer = context_.memory.buffer(o.buffer);
-    link.send(cycle, {context_.datapath->read(o.buffer, w), buffer.tag, o.message, w, 0});
-    context_.memory.settle(o.buffer, w);
-    context_.note(o.task, cycle);
-    StepRecord& step = context_.steps[context_.task(o.task).label.global_step];
-    if (step.first_send == never) step.first_send = cycle;
-    step.last_send = cycle;
-    ++step.words_sent;
-    ++context_.stats.words_sent;
-    context_.last_progress = cycle;
-    if (++o.position == o.words) {
-      context_.memory.release_pending(o.buffer, o.generation);
-      queue.pop_front();
-      owner_[d] = free_link;
-      return;
-    }
+    link.send(cycle, {context_.datapath->read(o.buffer, w), context_.memory.buffer(o.buffer).tag, o.message, w, 0});
+    sent(o, w, cycle);
+    if (++o.position == o.words) break;
+  }
+  if (o.position == o.words) {
+    context_.memory.release_pending(o.buffer, o.generation);
+    queue.pop_front();
+    owner_[d] = free_link;
+    return;
   }
   if (!released(o, cycle)) retry_at_[d] = release_cycle(o);
+}
+
+// Every remaining word released now and a credit for each held now: the words leave one by one
+// at the cycles the link frees up, exactly as stepping cycle by cycle would send them.
+bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
+  const std::uint32_t remaining = o.words - o.position;
+  if (o.compute != no_task && context_.computes[o.compute].done > cycle) return false;
+  const BufferState& buffer = context_.memory.buffer(o.buffer);
+  for (std::uint32_t k = o.position; k < o.words; ++k) {
+    const std::uint32_t w = o.order ? (*o.order)[k] : k;
+    if (!NodeMemory::present(buffer.words[w], o.generation, cycle)) return false;
+  }
+  LinkSendIf& link = *context_.out[d];
+  if (link.credits_at(cycle) < remaining) return false;
+  Cycle at = cycle;
+  for (; o.position < o.words; ++o.position) {
+    const std::uint32_t w = word_at(o);
+    at = link.next_free(at);
+    link.send_ahead(at, {context_.datapath->read(o.buffer, w), buffer.tag, o.message, w, 0});
+    sent(o, w, at);
+  }
+  return true;
+}
+
+void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
+  context_.memory.settle(o.buffer, word, cycle);
+  context_.note(o.task, cycle);
+  StepRecord& step = context_.steps[context_.task(o.task).label.global_step];
+  if (step.first_send == never) step.first_send = cycle;
+  step.last_send = cycle;
+  ++step.words_sent;
+  ++context_.stats.words_sent;
+  context_.last_progress = std::max(context_.last_progress, cycle);
+}
+
+void LinkPorts::take_committed(Cycle now) {
+  for (const std::size_t p : in_dirs_) {
+    context_.in[p]->offer_committed(now);
+    hints_[p].next = context_.in[p]->next_arrival();
+  }
+}
+
+// A committed word: stored now with its arrival as its ready cycle, if stepping would have stored
+// it on arrival (its receive posted already, its place free by then).
+bool LinkPorts::take(const LinkWord& word, Cycle arrival) {
+  if (!batching_) return false;
+  const std::uint32_t task = context_.run->receive_task_of[word.message];
+  if (task >= *context_.posted_before) return false;
+  const Task& t = context_.task(task);
+  if (t.buffer != no_buffer) {
+    BufferState& buffer = context_.memory.buffer(t.buffer);
+    if (!buffer.words[word.index].replaceable(arrival)) return false;
+    if (context_.count[task] == 0) {
+      if (word.tag != context_.program().messages[word.message].tag) return false;  // let the ordinary path report it
+      buffer.tag = word.tag;
+    }
+    context_.datapath->write(t.buffer, word.index, word.value);
+    context_.memory.store(t.buffer, word.index, context_.info[task], arrival);
+  }
+  context_.note(task, arrival);
+  --context_.incoming_left;
+  ++context_.stats.words_received;
+  context_.last_progress = std::max(context_.last_progress, arrival);
+  context_.send_state_changed = true;
+  const bool complete = context_.count[task] == context_.words_of(task);
+  if (complete) context_.completions.push_back({task, arrival});
+  // The node must look again when the receive is complete (a compute may start) or when a
+  // queued send is waiting for this very content.
+  if (complete || (t.buffer != no_buffer && head_sends(t.buffer, context_.info[task]))) wake_at(arrival);
+  return true;
+}
+
+bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {
+  for (const std::size_t d : out_dirs_)
+    if (!outgoing_[d].empty() && outgoing_[d].front().buffer == buffer && outgoing_[d].front().generation == generation)
+      return true;
+  return false;
+}
+
+void LinkPorts::wake_at(Cycle cycle) const {
+  const ArrivalHint& hint = hints_[in_dirs_.front()];
+  hint.wake->notify(sc_core::sc_time::from_value(cycle * hint.period_ticks - sc_core::sc_time_stamp().value()));
 }
 
 void LinkPorts::forward(std::size_t d, Cycle cycle) {
@@ -209,9 +285,11 @@ bool LinkPorts::idle() const {
   return true;
 }
 
-bool LinkPorts::any_starved_with_work() const {
+// A word of its own that may leave now but has no credit: a function of the state at `cycle`
+// alone, so stepping and sleeping nodes classify the same cycles alike.
+bool LinkPorts::any_starved_with_work(Cycle cycle) const {
   for (const std::size_t d : out_dirs_)
-    if (!outgoing_[d].empty() && context_.out[d]->starved_of_credit()) return true;
+    if (!outgoing_[d].empty() && released(outgoing_[d].front(), cycle) && context_.out[d]->credits_at(cycle) == 0) return true;
   return false;
 }
 

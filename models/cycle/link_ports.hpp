@@ -17,9 +17,19 @@
 
 namespace torus {
 
-class LinkPorts {
+class LinkPorts : public LinkTaker {
  public:
   explicit LinkPorts(NodeContext& context);
+
+  // Batching, exact because it decides only what cannot change any more: a released message
+  // with a credit now for each word is scheduled word by word at the cycles the link would send
+  // it (send-ahead), and a word committed to a link is stored at once, as of its arrival cycle,
+  // when its receive is already posted and its place is free by then (take-ahead; stepping
+  // would store it on arrival, and nothing the node does meanwhile can change that).
+  void enable_batching() { batching_ = true; }
+  // Takes ahead the words already committed that arrive after `now` (for a node going to sleep).
+  void take_committed(Cycle now);
+  bool take(const LinkWord& word, Cycle arrival) override;
 
   // Directions this node's traffic (own and passing through) uses: bit d of each mask.
   void plan_directions(std::uint8_t out_mask, std::uint8_t in_mask);
@@ -31,7 +41,7 @@ class LinkPorts {
 
   bool idle() const;        // nothing queued to leave and no link held by a message
   bool has_queued() const;  // some own message still to leave
-  bool any_starved_with_work() const;
+  bool any_starved_with_work(Cycle cycle) const;
   // The earliest cycles something may happen on the ports while the node's own state stays
   // as it is: the next arrival, and the next cycle a queued word could leave (never: only
   // when the node's state changes).
@@ -73,6 +83,10 @@ class LinkPorts {
   Cycle release_cycle(const Outgoing& o) const;  // never when it waits on a future event
   void grant(std::size_t d, Cycle cycle);
   void send_local(std::size_t d, Cycle cycle);
+  bool send_ahead(std::size_t d, Outgoing& o, Cycle cycle);
+  bool head_sends(std::uint32_t buffer, std::uint32_t generation) const;
+  void wake_at(Cycle cycle) const;
+  void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;
@@ -83,6 +97,7 @@ class LinkPorts {
   std::array<ArrivalHint, direction_count> hints_{};
   std::array<Incoming, direction_count> incoming_{};
   std::vector<std::size_t> in_dirs_, out_dirs_;
+  bool batching_ = false;
 };
 
 }  // namespace torus

@@ -45,6 +45,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
   context_.allocate_plan(settings.trace_tasks);
+  context_.posted_before = sequencer_.next_task_pointer();
   context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
   context_.datapath = std::move(datapath);
   context_.pipeline = &pipeline_;
@@ -55,6 +56,8 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   else if (settings.fma_per_cycle != 1) fast_forward_refusal_ = "fast-forward covers fma_per_cycle = 1 only";
   else if (!run.policy->waits_for_whole_blocks()) fast_forward_refusal_ = "fast-forward covers roll_policy after_compute only";
   fast_forward_enabled_ = fast_forward_refusal_.empty();
+  batching_ = fast_forward_enabled_ && !settings.passes_traffic;
+  if (batching_) ports_.enable_batching();
   sc_core::sc_spawn_options options;
   options.spawn_method();
   options.set_sensitivity(&tick_);  // awake: every clock edge; asleep: a dynamic trigger instead
@@ -67,6 +70,7 @@ void Node::start_of_simulation() {
     context_.in[d] = in[d].operator->();
     ports_.hints()[d] = {never, &asleep_, &wake_, settings_.period_ticks};
     context_.in[d]->attach_arrival_hint(&ports_.hints()[d]);
+    if (batching_) context_.in[d]->attach_taker(&ports_);
   }
 }
 
@@ -102,6 +106,7 @@ void Node::activate() {
   if (asleep_ && waiting_asleep_ && last_cycle_ != never) context_.stats.operand_stalls += cycle - sleep_from_ - 1;
   asleep_ = false;
   last_cycle_ = cycle;
+  context_.forget_completions(cycle);
   if (finished()) {  // only the router works now: messages passing through
     ports_.send(cycle);
     const Cycle next = ports_.next_arrival();
@@ -134,7 +139,7 @@ void Node::step(Cycle cycle) {
     else issued = sequencer_.issue(cycle, blocked);
   }
   ports_.send(cycle);
-  if (issuing && issue_resume_ <= cycle) account(issued, blocked);
+  if (issuing && issue_resume_ <= cycle) account(cycle, issued, blocked);
   const std::uint64_t moved = context_.stats.words_received + context_.stats.words_sent + context_.stats.words_forwarded;
   if (issued > 0 || moved != moved_before) context_.last_progress = cycle;
   if (done(cycle)) {
@@ -156,7 +161,7 @@ void Node::finish(Cycle cycle) {
   else arm(Trigger::Wake, cycle);  // woken only by a word passing through
 }
 
-void Node::account(std::size_t issued, Blocked blocked) {
+void Node::account(Cycle cycle, std::size_t issued, Blocked blocked) {
   trace_busy_ = issued > 0;
   if (issued > 0) {
     ++context_.stats.busy_cycles;
@@ -166,7 +171,7 @@ void Node::account(std::size_t issued, Blocked blocked) {
   } else if (blocked == Blocked::Dependency) {
     ++context_.stats.dependency_stalls;
     trace_state_ = 1;
-  } else if (ports_.any_starved_with_work()) {
+  } else if (ports_.any_starved_with_work(cycle)) {
     ++context_.stats.backpressure_stalls;
     trace_state_ = 3;
   } else {
@@ -195,11 +200,17 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   const bool ahead = issue_resume_ > cycle + 1;
   const bool waiting = !ahead && blocked == Blocked::Data && !sequencer_.compute_started() && issue_resume_ <= cycle;
   if (!ahead && !waiting) return arm(Trigger::Tick, cycle);
+  if (batching_) ports_.take_committed(cycle);
   Cycle until = ahead ? issue_resume_ : never;
   if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_arrival());
+  // A wake-up notified for a later completion is lost when an earlier one is notified: ask again.
+  until = std::min(until, context_.next_completion());
   if (!ports_.idle()) {
+    // Queued words that cannot leave before the node's state changes (their compute has not
+    // run) do not keep it awake; a link out of credit does, since stepping counts those cycles
+    // as back-pressure.
     const Cycle send = ports_.earliest_send(cycle);
-    if (waiting || send <= cycle + 1) return arm(Trigger::Tick, cycle);  // something may leave next cycle
+    if (send <= cycle + 1 || (waiting && ports_.any_starved_with_work(cycle))) return arm(Trigger::Tick, cycle);
     until = std::min(until, send);
   }
   if (until <= cycle + 1) return arm(Trigger::Tick, cycle);
@@ -211,11 +222,14 @@ void Node::sleep(Cycle cycle, Cycle until, bool waiting) {
   waiting_asleep_ = waiting;
   sleep_from_ = cycle;
   wake_at_ = until;
+  // Waiting for whole blocks with nothing to send, nothing changes here until they are in: the
+  // links may hand over arriving words at once.
   arm(until == never ? Trigger::Wake : Trigger::WakeOrTimeout, cycle);
 }
 
 bool Node::done(Cycle cycle) const {
-  return sequencer_.all_passed() && context_.incoming_left == 0 && sequencer_.last_result() <= cycle && !ports_.has_queued();
+  return sequencer_.all_passed() && context_.incoming_left == 0 && context_.completions.empty() &&
+         sequencer_.last_result() <= cycle && !ports_.has_queued();
 }
 
 std::string Node::waiting_for(Cycle cycle) const {

@@ -77,7 +77,7 @@ class Node : public sc_core::sc_module {
   void start_of_simulation() override;
   void activate();
   void step(Cycle cycle);
-  void account(std::size_t issued, Blocked blocked);
+  void account(Cycle cycle, std::size_t issued, Blocked blocked);
   bool can_fast_forward(Cycle cycle, Cycle& limit) const;
   void maybe_sleep(Cycle cycle, Blocked blocked);
   void sleep(Cycle cycle, Cycle until, bool waiting);
@@ -97,6 +97,7 @@ class Node : public sc_core::sc_module {
   Cycle wake_at_ = never;
   Cycle last_cycle_ = never;
   bool fast_forward_enabled_ = false;
+  bool batching_ = false;  // send-ahead and take-ahead (LinkPorts), with fast-forward
   std::string fast_forward_refusal_;
   Cycle issue_resume_ = 0;       // cycles before this were issued and accounted ahead of time
   bool asleep_ = false;

@@ -3,6 +3,7 @@
 // the fma unit, its link ports and what it has counted. The parts (task sequencer, link
 // ports, node module) each own their own logic and reach the shared state through this.
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -79,6 +80,23 @@ struct NodeContext {
   std::vector<ComputeFlow> computes;
   std::vector<StepRecord> steps;     // per global step label
   std::vector<TaskRecord> trace;     // per task, when asked
+  // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their
+  // last word arrives. Until then they count as incomplete.
+  std::vector<std::pair<std::uint32_t, Cycle>> completions;
+  bool complete_by(std::uint32_t receive, Cycle cycle) const {
+    if (count[receive] < words_of(receive)) return false;
+    for (const auto& [task, at] : completions)
+      if (task == receive) return at <= cycle;
+    return true;
+  }
+  Cycle next_completion() const {
+    Cycle next = never;
+    for (const auto& c : completions) next = std::min(next, c.second);
+    return next;
+  }
+  void forget_completions(Cycle cycle) {
+    std::erase_if(completions, [cycle](const auto& c) { return c.second <= cycle; });
+  }
   NodeMemory memory;
   std::unique_ptr<NodeDatapath> datapath;
   FmaPipeline* pipeline = nullptr;
@@ -86,6 +104,7 @@ struct NodeContext {
   std::array<LinkReceiveIf*, direction_count> in{};
   NodeStats stats;
   std::uint64_t incoming_left = 0;  // words this node's receives still have to take
+  const std::uint32_t* posted_before = nullptr;  // receives before this task index are posted
   Cycle last_progress = 0;          // last cycle an fma issued or a word moved
   // Set by whoever changes what may leave (a word stored, a compute finished, a send posted),
   // so the ports re-check queue heads they had found blocked.

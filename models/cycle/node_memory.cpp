@@ -55,9 +55,12 @@ void NodeMemory::owe(std::uint32_t b, std::uint32_t generation) {
   buf.pending_sends.push_back({generation, 1});
 }
 
-void NodeMemory::settle(std::uint32_t b, std::uint32_t word) {
+void NodeMemory::settle(std::uint32_t b, std::uint32_t word, Cycle left_at) {
   BufferState& buf = buffers_[b];
-  if (--buf.words[word].owed == 0) --buf.owed_words;
+  WordState& w = buf.words[word];
+  if (--w.owed == 0) --buf.owed_words;
+  w.left_at = w.left_at == never ? left_at : std::max(w.left_at, left_at);
+  buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
 }
 
 void NodeMemory::release_pending(std::uint32_t b, std::uint32_t generation) {

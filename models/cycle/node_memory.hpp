@@ -15,9 +15,11 @@ namespace torus {
 
 struct WordState {
   Cycle ready = 0;               // first cycle the value may be read (max over components)
+  Cycle left_at = never;         // the cycle it last left on a link: replaceable from the next one
   std::uint32_t generation = 0;  // 0: never written
   std::uint16_t owed = 0;        // posted sends that must take this word before it is replaced
   std::uint16_t writes_left = 0; // updates the current compute still makes to it
+  bool replaceable(Cycle cycle) const { return owed == 0 && (left_at == never || left_at < cycle); }
 };
 
 struct BufferState {
@@ -25,6 +27,7 @@ struct BufferState {
   std::vector<Cycle> component_ready;  // split complex only: per word * 2 + component
   DataTag tag;                         // what the buffer holds now
   std::uint32_t owed_words = 0;        // words with owed > 0
+  Cycle busy_until = never;            // the last cycle a word of it leaves (sends scheduled ahead)
   // Posted sends waiting for a generation that is still arriving: a word stored later with
   // that generation is owed to them from the moment it lands.
   std::vector<std::pair<std::uint32_t, std::uint16_t>> pending_sends;
@@ -44,7 +47,11 @@ class NodeMemory {
   void store(std::uint32_t b, std::uint32_t word, std::uint32_t generation, Cycle cycle);
   // A send of `generation` is posted / has finished: it owes the words it will take.
   void owe(std::uint32_t b, std::uint32_t generation);
-  void settle(std::uint32_t b, std::uint32_t word);  // the send took the word
+  void settle(std::uint32_t b, std::uint32_t word, Cycle left_at);  // the send took the word at `left_at`
+  // No word of the buffer is owed or still to leave by `cycle`: it may be replaced then.
+  bool replaceable(std::uint32_t b, Cycle cycle) const {
+    return buffers_[b].owed_words == 0 && (buffers_[b].busy_until == never || buffers_[b].busy_until < cycle);
+  }
   void release_pending(std::uint32_t b, std::uint32_t generation);
   static bool present(const WordState& w, std::uint32_t generation, Cycle cycle) {
     return w.generation == generation && w.ready <= cycle;

@@ -25,6 +25,7 @@ std::pair<std::size_t, std::size_t> TaskSequencer::compute_progress() const {
 
 std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
   std::size_t issued = 0;
+  cycle_ = cycle;
   const auto& tasks = context_.node->tasks;
   while (next_ < tasks.size()) {
     if (tasks[next_].kind != TaskKind::Compute) {
@@ -51,7 +52,7 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
 bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
   const Task& task = context_.task(next_);
   if (task.kind == TaskKind::Load) {
-    if (context_.memory.buffer(task.buffer).owed_words > 0) {  // an earlier send still needs the old words
+    if (!context_.memory.replaceable(task.buffer, cycle)) {  // an earlier send still needs the old words
       blocked = Blocked::Data;
       return false;
     }
@@ -83,7 +84,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   const Task& task = context_.task(next_);
   const ComputeFlow& flow = context_.computes[context_.info[next_]];
   BufferState& acc = context_.memory.buffer(task.buffer);
-  if (acc.owed_words > 0) {  // an earlier send has not yet taken the accumulator's old words
+  if (!context_.memory.replaceable(task.buffer, cycle)) {  // an earlier send has not yet taken the old words
     blocked = Blocked::Data;
     return false;
   }
@@ -127,7 +128,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
 bool TaskSequencer::gate_open() const {
   if (!whole_blocks_) return true;
   for (const std::uint32_t receive : context_.computes[last_compute_].filled_by)
-    if (receive != no_task && context_.count[receive] < context_.words_of(receive)) return false;
+    if (receive != no_task && !context_.complete_by(receive, cycle_)) return false;
   return true;
 }
 

@@ -33,6 +33,7 @@ class TaskSequencer {
   Cycle fast_forward(Cycle cycle, Cycle limit);
 
   std::uint32_t next_task() const { return next_; }
+  const std::uint32_t* next_task_pointer() const { return &next_; }
   bool all_passed() const { return next_ == context_.node->tasks.size(); }
   bool posted(std::uint32_t task) const { return task < next_ || (entered_ && task < posted_until_); }
   bool compute_started() const { return started_; }
@@ -77,6 +78,7 @@ class TaskSequencer {
   const MicroProgram* micro_ = nullptr;
   Cycle last_result_ = 0;
   StepRecord* step_ = nullptr;  // the report record of the compute's step
+  Cycle cycle_ = 0;             // the cycle being issued
   bool whole_blocks_ = true;
 };
 
