@@ -10,6 +10,38 @@
 
 namespace torus {
 
+// acc += x x_mode C on raw words in Tensor3 storage order (first index fastest), C
+// column-major with xe[mode-1] rows and ae[mode-1] columns: for mode 1,
+// acc(k, j, l) += sum_n x(n, j, l) C(n, k). No checks: the callers check shapes once (the
+// Tensor3 overload below) or trust a verified Program (the program executor), so the hot
+// path of the executor neither allocates nor validates.
+template <class T>
+void mode_product_accumulate(T* acc, const Extents3& ae, const T* x, const Extents3& xe, const T* coefficient,
+                             int mode) {
+  using Map = Eigen::Map<Matrix<T>>;
+  using ConstMap = Eigen::Map<const Matrix<T>>;
+  const auto i = [](std::size_t v) { return static_cast<Eigen::Index>(v); };
+  const auto m = static_cast<std::size_t>(mode - 1);
+  const ConstMap c(coefficient, i(xe[m]), i(ae[m]));
+  if (mode == 1) {
+    Map(acc, i(ae[0]), i(ae[1] * ae[2])).noalias() += c.transpose() * ConstMap(x, i(xe[0]), i(xe[1] * xe[2]));
+  } else if (mode == 3) {
+    Map(acc, i(ae[0] * ae[1]), i(ae[2])).noalias() += ConstMap(x, i(xe[0] * xe[1]), i(xe[2])) * c;
+  } else {
+    for (std::size_t slice = 0; slice < xe[2]; ++slice)
+      Map(acc + slice * ae[0] * ae[1], i(ae[0]), i(ae[1])).noalias() +=
+          ConstMap(x + slice * xe[0] * xe[1], i(xe[0]), i(xe[1])) * c;
+  }
+}
+
+// The block kernel of a Program: b x b x b accumulator and operand, b x b coefficient
+// (word input + b * output), mode 1..3.
+template <class T>
+void mode_product_accumulate_block(T* acc, const T* x, const T* coefficient, std::size_t b, int mode) {
+  const Extents3 cube{b, b, b};
+  mode_product_accumulate(acc, cube, x, cube, coefficient, mode);
+}
+
 // acc += x x_mode C, where C is indexed (input, output): for mode 1,
 // acc(k, j, l) += sum_n x(n, j, l) C(n, k). C must have x.extent(mode-1) rows and
 // acc.extent(mode-1) columns; the other two extents of acc and x must agree.
@@ -18,32 +50,14 @@ void mode_product_accumulate(Tensor3<T>& acc, const Tensor3<T>& x, const Matrix<
                              int mode) {
   const Extents3& xe = x.extents();
   const Extents3& ae = acc.extents();
-  const auto m = static_cast<std::size_t>(mode - 1);
   if (mode < 1 || mode > 3) throw std::invalid_argument("mode must be 1, 2 or 3");
+  const auto m = static_cast<std::size_t>(mode - 1);
   if (static_cast<std::size_t>(coefficient.rows()) != xe[m] ||
       static_cast<std::size_t>(coefficient.cols()) != ae[m])
     throw std::invalid_argument("coefficient block shape does not match the tensor mode");
   for (std::size_t a = 0; a < 3; ++a)
     if (a != m && xe[a] != ae[a]) throw std::invalid_argument("tensor extents do not agree");
-
-  using Map = Eigen::Map<Matrix<T>>;
-  using ConstMap = Eigen::Map<const Matrix<T>>;
-  const auto i = [](std::size_t v) { return static_cast<Eigen::Index>(v); };
-  if (mode == 1) {
-    ConstMap xm(x.data(), i(xe[0]), i(xe[1] * xe[2]));
-    Map am(acc.data(), i(ae[0]), i(ae[1] * ae[2]));
-    am.noalias() += coefficient.transpose() * xm;
-  } else if (mode == 3) {
-    ConstMap xm(x.data(), i(xe[0] * xe[1]), i(xe[2]));
-    Map am(acc.data(), i(ae[0] * ae[1]), i(ae[2]));
-    am.noalias() += xm * coefficient;
-  } else {
-    for (std::size_t slice = 0; slice < xe[2]; ++slice) {
-      ConstMap xm(x.data() + slice * xe[0] * xe[1], i(xe[0]), i(xe[1]));
-      Map am(acc.data() + slice * ae[0] * ae[1], i(ae[0]), i(ae[1]));
-      am.noalias() += xm * coefficient;
-    }
-  }
+  mode_product_accumulate(acc.data(), ae, x.data(), xe, coefficient.data(), mode);
 }
 
 template <class T>

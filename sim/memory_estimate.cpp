@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/program.hpp"
+
 namespace torus {
 namespace {
 
@@ -39,14 +41,19 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const double transforms = run.direction == "both" ? 2.0 : 1.0;
   const double value_bytes = complex_data ? 16.0 : 8.0;
   MemoryEstimate e;
+  const double steps = transforms * 3 * p;  // per node: 3P steps per transform
   if (machine.engine == "systemc") {
     const double words = 4 * b * b * b + 3 * b * b;  // one block of every kind
-    const double per_word = 16 + 8 * (complex_data ? 2 : 1) + 2 + value_bytes;
-    e.nodes_bytes = nodes * (40.0 * 1024 + 2 * words * per_word);
+    const double per_word = 24 + 8 * (complex_data ? 2 : 1) + 2 + value_bytes;
+    // Node module, links and ports; per step: task counters, the compute's flow, the step record.
+    e.nodes_bytes = nodes * (40.0 * 1024 + 2 * words * per_word + steps * (5 * 8 + 48 + 40));
   } else {
-    e.nodes_bytes = nodes * (1024.0 + (4 * b * b * b + 3 * b * b) * value_bytes);
+    e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }
-  e.schedule_bytes = transforms * 3 * p * nodes * 100.0;  // 3P steps of P^3 block multiply-adds
+  // The orbital schedule (3P steps of P^3 block multiply-adds) and the Program: per node and
+  // step a compute, two sends and two receives, and per send a message with its route.
+  const double program = nodes * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
+  e.schedule_bytes = steps * nodes * 100.0 + program;
   e.tensors_bytes = 12 * n * n * n * value_bytes;
   return e;
 }

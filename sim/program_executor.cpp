@@ -1,1 +1,410 @@
 #include "sim/program_executor.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "kernels/mode_product.hpp"
+
+namespace torus {
+namespace {
+
+constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+// The tag of a buffer nothing has written yet.
+constexpr DataTag no_tag{std::numeric_limits<std::uint16_t>::max(), {0, 0, 0}};
+constexpr std::size_t unset_min = std::numeric_limits<std::size_t>::max();
+
+struct NodeState {
+  std::size_t pc = 0;
+  std::uint32_t waiting = none;  // the message it blocked on last
+  bool done = false;
+  bool in_step = false;          // the step counters below describe an open step
+  TaskLabel step;                // the open step
+  std::size_t sent = 0;          // words sent in the open step
+  std::vector<std::uint32_t> dropped;  // posted receives without a buffer, message not sent yet
+};
+
+// A message between its send and its receive. Its words are copied once: straight into the
+// receiving buffer when the receive is posted before the send (`target`), else into a pooled
+// payload that the receive then swaps with its buffer (the old storage returns to the pool).
+struct MessageState {
+  std::uint32_t payload = none;  // index into the payload pool
+  std::uint32_t target = none;   // flat buffer of the posted receive waiting for it
+  DataTag tag = no_tag;          // what the sender's buffer held
+  bool sent = false;
+  bool dropped = false;          // its receive keeps no words
+};
+
+template <class T>
+class Machine {
+ public:
+  Machine(const Program& program, const HostData<T>& host) : p_(program), host_(host) {}
+
+  ProgramResult<T> run() {
+    check_structure();
+    allocate();
+    std::size_t remaining = p_.nodes.size();
+    while (remaining > 0) {
+      bool progressed = false;
+      for (std::size_t n = 0; n < p_.nodes.size(); ++n) {
+        if (nodes_[n].done) continue;
+        progressed = advance(n) || progressed;
+        if (nodes_[n].done) --remaining;
+      }
+      if (!progressed) throw std::logic_error(deadlock());
+    }
+    return finish();
+  }
+
+ private:
+  // ---- setup ----
+  // Indices and sizes, once, so the task loop can trust them (memory safety only; the
+  // verifier explains everything else).
+  void check_structure() const {
+    if (p_.nodes.size() != p_.shape.node_count()) throw std::logic_error("the Program's node count does not match its shape");
+    if (host_.block_size != p_.block_size) throw std::logic_error("host data and Program disagree on the block size");
+    for (std::size_t n = 0; n < p_.nodes.size(); ++n)
+      for (std::size_t k = 0; k < p_.nodes[n].tasks.size(); ++k) check_task(n, k);
+  }
+
+  void check_task(std::size_t n, std::size_t k) const {
+    const Task& t = p_.nodes[n].tasks[k];
+    const std::size_t b = p_.block_size, cube = b * b * b;
+    const auto fits = [&](std::uint32_t buffer, std::size_t words) {
+      return buffer < p_.nodes[n].buffers.size() && p_.nodes[n].buffers[buffer].words == words;
+    };
+    bool ok = true;
+    switch (t.kind) {
+      case TaskKind::Load:
+        ok = t.source.array < p_.host_arrays.size() && fits(t.buffer, p_.host_arrays[t.source.array].matrix ? b * b : cube) &&
+             in_host(t.source);
+        break;
+      case TaskKind::Compute:
+        ok = t.kernel < p_.kernels.size() && p_.kernels[t.kernel].block == b && p_.kernels[t.kernel].mode >= 1 &&
+             p_.kernels[t.kernel].mode <= 3 && fits(t.buffer, cube) && fits(t.operand, cube) && fits(t.coefficient, b * b);
+        break;
+      case TaskKind::Send:
+        ok = t.message < p_.messages.size() && p_.messages[t.message].source == n && t.buffer < p_.nodes[n].buffers.size();
+        break;
+      case TaskKind::Receive:
+        ok = t.message < p_.messages.size() && p_.messages[t.message].destination == n &&
+             (t.buffer == no_buffer || t.buffer < p_.nodes[n].buffers.size());
+        break;
+    }
+    if (!ok) throw std::logic_error(where(n, k) + ": an index or buffer size does not fit the Program (run verify_program)");
+  }
+
+  bool in_host(const HostBlock& block) const {
+    const HostArray& array = p_.host_arrays[block.array];
+    const std::size_t b = p_.block_size;
+    const auto fits = [b](std::int32_t index, std::size_t extent) {
+      return index >= 0 && static_cast<std::size_t>(index) * b + b <= extent;
+    };
+    if (!array.matrix) {
+      const Extents3& e = host_.input.extents();
+      return fits(block.index[0], e[0]) && fits(block.index[1], e[1]) && fits(block.index[2], e[2]);
+    }
+    if (array.transform >= host_.coefficients.size() || array.axis < 1 || array.axis > 3) return false;
+    const Matrix<T>& m = host_.coefficients[array.transform][static_cast<std::size_t>(array.axis - 1)];
+    return fits(block.index[0], static_cast<std::size_t>(m.rows())) && fits(block.index[1], static_cast<std::size_t>(m.cols()));
+  }
+
+  void allocate() {
+    result_.buffers.resize(p_.nodes.size());
+    first_buffer_.assign(p_.nodes.size() + 1, 0);
+    for (std::size_t n = 0; n < p_.nodes.size(); ++n) {
+      std::size_t words = 0;
+      for (const BufferSpec& spec : p_.nodes[n].buffers) {
+        result_.buffers[n].emplace_back(spec.words);
+        words += spec.words;
+      }
+      counts_.words_held_per_node = std::max(counts_.words_held_per_node, words);
+      first_buffer_[n + 1] = first_buffer_[n] + p_.nodes[n].buffers.size();
+    }
+    tag_.assign(first_buffer_.back(), no_tag);
+    pending_.assign(first_buffer_.back(), none);
+    nodes_.assign(p_.nodes.size(), NodeState{});
+    messages_.assign(p_.messages.size(), MessageState{});
+    for (const NodeProgram& node : p_.nodes)
+      for (const Task& t : node.tasks)
+        if (t.kind == TaskKind::Receive && t.buffer == no_buffer) messages_[t.message].dropped = true;
+    per_transform_.assign(p_.transforms.size(), fresh_counts());
+  }
+
+  // ---- the task loop ----
+  // Runs node n until it blocks or ends; true when it executed a task or finished.
+  bool advance(std::size_t n) {
+    NodeState& node = nodes_[n];
+    const std::vector<Task>& tasks = p_.nodes[n].tasks;
+    bool progressed = false;
+    while (node.pc < tasks.size()) {
+      const Task& task = tasks[node.pc];
+      if (!node.in_step || task.label.global_step != node.step.global_step) open_step(node, task.label);
+      if (!execute(n, task)) return progressed;
+      ++node.pc;
+      progressed = true;
+    }
+    if (!drained(n)) return progressed;
+    close_step(node);
+    node.done = true;
+    return true;
+  }
+
+  bool execute(std::size_t n, const Task& task) {
+    switch (task.kind) {
+      case TaskKind::Load: return load(n, task);
+      case TaskKind::Compute: return compute(n, task);
+      case TaskKind::Send: return send(n, task);
+      case TaskKind::Receive: return receive(n, task);
+    }
+    return false;
+  }
+
+  // A buffer with a posted receive whose message is not sent yet cannot be touched.
+  bool ready(std::size_t n, std::uint32_t buffer) {
+    const std::uint32_t message = pending_[first_buffer_[n] + buffer];
+    if (message == none) return true;
+    nodes_[n].waiting = message;
+    return false;
+  }
+
+  bool load(std::size_t n, const Task& task) {
+    if (!ready(n, task.buffer)) return false;
+    host_.load(p_, task.source, result_.buffers[n][task.buffer].data());
+    tag_[first_buffer_[n] + task.buffer] = task.tag;
+    return true;
+  }
+
+  bool compute(std::size_t n, const Task& task) {
+    if (!ready(n, task.buffer) || !ready(n, task.operand) || !ready(n, task.coefficient)) return false;
+    auto& acc = result_.buffers[n][task.buffer];
+    if (task.zero_accumulator) {
+      std::fill(acc.begin(), acc.end(), T{});
+      tag_[first_buffer_[n] + task.buffer] = task.tag;
+    }
+    expect(n, "accumulator", task.buffer, task.tag);
+    expect(n, "operand", task.operand, task.operand_tag);
+    expect(n, "coefficient", task.coefficient, task.coefficient_tag);
+    const KernelSpec& kernel = p_.kernels[task.kernel];
+    mode_product_accumulate_block(acc.data(), result_.buffers[n][task.operand].data(),
+                                  result_.buffers[n][task.coefficient].data(), kernel.block, kernel.mode);
+    const std::size_t b = kernel.block;
+    for (ProgramExecutionCounts* c : all_counts(task.label.transform)) {
+      ++c->compute_tasks;
+      c->scalar_multiply_adds += b * b * b * b;
+    }
+    return true;
+  }
+
+  void expect(std::size_t n, const char* role, std::uint32_t buffer, const DataTag& wanted) const {
+    const DataTag& held = tag_[first_buffer_[n] + buffer];
+    if (held == wanted) return;
+    throw std::logic_error(fmt::format("{}: the {} buffer b{} holds {} but the task names {}", where(n, nodes_[n].pc), role,
+                                       buffer, held == no_tag ? "nothing" : p_.describe(held), p_.describe(wanted)));
+  }
+
+  bool send(std::size_t n, const Task& task) {
+    if (!ready(n, task.buffer)) return false;
+    const std::vector<T>& words = result_.buffers[n][task.buffer];
+    MessageState& m = messages_[task.message];
+    m.sent = true;
+    m.tag = tag_[first_buffer_[n] + task.buffer];
+    if (m.target != none) {
+      deliver(m, task.message, words);
+    } else if (!m.dropped) {
+      m.payload = take_payload(words.size());
+      std::copy(words.begin(), words.end(), payloads_[m.payload].begin());
+    }
+    nodes_[n].sent += words.size();
+    for (ProgramExecutionCounts* c : all_counts(task.label.transform)) ++c->messages;
+    return true;
+  }
+
+  bool receive(std::size_t n, const Task& task) {
+    MessageState& m = messages_[task.message];
+    if (task.buffer == no_buffer) {
+      if (!m.sent) nodes_[n].dropped.push_back(task.message);
+      return true;
+    }
+    if (!ready(n, task.buffer)) return false;
+    m.target = static_cast<std::uint32_t>(first_buffer_[n] + task.buffer);
+    if (!m.sent) {
+      pending_[m.target] = task.message;
+      return true;
+    }
+    if (m.payload == none) throw std::logic_error(fmt::format("{}: message {} arrives twice", where(n, nodes_[n].pc), task.message));
+    std::vector<T>& payload = payloads_[m.payload];
+    deliver(m, task.message, payload, false);
+    payload.swap(result_.buffers[n][task.buffer]);  // the buffer's old storage becomes the free payload
+    free_payload(m.payload);
+    m.payload = none;
+    return true;
+  }
+
+  // Message `id` lands in the buffer its receive names: copied, or (`copy` false) the caller
+  // swaps the words' storage in.
+  void deliver(MessageState& m, std::uint32_t id, const std::vector<T>& words, bool copy = true) {
+    const Message& message = p_.messages[id];
+    const std::size_t buffer = m.target - first_buffer_[message.destination];
+    std::vector<T>& into = result_.buffers[message.destination][buffer];
+    if (into.size() != words.size())
+      throw std::logic_error(fmt::format("message {} carries {} words into buffer b{} of node {}, which holds {}", id,
+                                         words.size(), buffer, p_.describe_node(message.destination), into.size()));
+    if (copy) std::copy(words.begin(), words.end(), into.begin());
+    tag_[m.target] = m.tag;
+    pending_[m.target] = none;
+  }
+
+  // Payloads are pooled by size, so after the first steps a send allocates nothing.
+  std::uint32_t take_payload(std::size_t words) {
+    for (auto& [size, ids] : free_payloads_)
+      if (size == words && !ids.empty()) {
+        const std::uint32_t id = ids.back();
+        ids.pop_back();
+        return id;
+      }
+    payloads_.emplace_back(words);
+    return static_cast<std::uint32_t>(payloads_.size() - 1);
+  }
+  void free_payload(std::uint32_t id) {
+    const std::size_t words = payloads_[id].size();
+    for (auto& [size, ids] : free_payloads_)
+      if (size == words) return ids.push_back(id);
+    free_payloads_.push_back({words, {id}});
+  }
+
+  // At the end of its list a node waits for every receive it posted.
+  bool drained(std::size_t n) {
+    NodeState& node = nodes_[n];
+    for (std::uint32_t b = 0; b < p_.nodes[n].buffers.size(); ++b)
+      if (!ready(n, b)) return false;
+    std::erase_if(node.dropped, [&](std::uint32_t m) { return messages_[m].sent; });
+    if (node.dropped.empty()) return true;
+    node.waiting = node.dropped.front();
+    return false;
+  }
+
+  // ---- counts ----
+  std::array<ProgramExecutionCounts*, 2> all_counts(std::uint32_t transform) {
+    if (transform >= per_transform_.size()) per_transform_.resize(transform + 1, fresh_counts());
+    return {&counts_, &per_transform_[transform]};
+  }
+  static ProgramExecutionCounts fresh_counts() {
+    ProgramExecutionCounts c;
+    c.words_sent_per_node_step_min.fill(unset_min);
+    return c;
+  }
+
+  void open_step(NodeState& node, const TaskLabel& label) {
+    close_step(node);
+    node.in_step = true;
+    node.step = label;
+    node.sent = 0;
+    if (label.global_step >= step_seen_.size()) step_seen_.resize(label.global_step + 1, 0);
+    if (step_seen_[label.global_step]) return;
+    step_seen_[label.global_step] = 1;
+    for (ProgramExecutionCounts* c : all_counts(label.transform)) ++c->steps;
+  }
+
+  void close_step(NodeState& node) {
+    if (!node.in_step) return;
+    node.in_step = false;
+    if (node.step.stage < 1 || node.step.stage > 3) return;
+    const std::size_t stage = node.step.stage - 1;
+    for (ProgramExecutionCounts* c : all_counts(node.step.transform)) {
+      c->words_sent_per_node_step[stage] = std::max(c->words_sent_per_node_step[stage], node.sent);
+      c->words_sent_per_node_step_min[stage] = std::min(c->words_sent_per_node_step_min[stage], node.sent);
+    }
+  }
+
+  ProgramResult<T> finish() {
+    for (ProgramExecutionCounts& c : per_transform_) c.words_held_per_node = counts_.words_held_per_node;
+    for (ProgramExecutionCounts& c : per_transform_)
+      for (std::size_t& w : c.words_sent_per_node_step_min) w = w == unset_min ? 0 : w;
+    for (std::size_t& w : counts_.words_sent_per_node_step_min) w = w == unset_min ? 0 : w;
+    result_.counts = counts_;
+    result_.per_transform = std::move(per_transform_);
+    return std::move(result_);
+  }
+
+  // ---- diagnostics ----
+  std::string where(std::size_t n, std::size_t k) const {
+    const Task& t = p_.nodes[n].tasks[k];
+    return fmt::format("node {}, task {} ({}, transform {} stage {} step {})", p_.describe_node(n), k, to_string(t.kind),
+                       t.label.transform, t.label.stage, t.label.step);
+  }
+
+  std::string deadlock() const {
+    std::string text;
+    std::size_t waiting = 0;
+    for (std::size_t n = 0; n < nodes_.size(); ++n) {
+      if (nodes_[n].done || waiting++ >= 8) continue;
+      const Message& m = p_.messages[nodes_[n].waiting];
+      const std::size_t pc = nodes_[n].pc;
+      text += fmt::format("\n  node {} at {} waits for message {} ({} from {}), never sent",
+                          p_.describe_node(n), pc < p_.nodes[n].tasks.size() ? fmt::format("task {}", pc) : "the end of its list",
+                          nodes_[n].waiting, p_.describe(m.tag), p_.describe_node(m.source));
+    }
+    return fmt::format("the Program cannot progress: {} node{} wait for messages no node can send{}{}", waiting,
+                       waiting == 1 ? "" : "s", text, waiting > 8 ? "\n  ..." : "");
+  }
+
+  const Program& p_;
+  const HostData<T>& host_;
+  ProgramResult<T> result_;
+  std::vector<std::size_t> first_buffer_;  // flat buffer index of each node's buffer 0
+  std::vector<DataTag> tag_;               // per flat buffer: the block it holds
+  std::vector<std::uint32_t> pending_;     // per flat buffer: posted receive not yet arrived
+  std::vector<NodeState> nodes_;
+  std::vector<MessageState> messages_;
+  std::vector<std::vector<T>> payloads_;   // sent, receive not posted yet; pooled
+  std::vector<std::pair<std::size_t, std::vector<std::uint32_t>>> free_payloads_;  // by word count
+  std::vector<std::uint8_t> step_seen_;    // by global step
+  ProgramExecutionCounts counts_ = fresh_counts();
+  std::vector<ProgramExecutionCounts> per_transform_;
+};
+
+}  // namespace
+
+template <class T>
+Tensor3<T> ProgramResult<T>::gather(const Program& program, const std::string& output, std::vector<OutputBlock>* layout) const {
+  const ProgramOutput* out = program.output(output);
+  if (!out) {
+    std::string names;
+    for (const ProgramOutput& o : program.outputs) names += (names.empty() ? "" : ", ") + o.name;
+    throw std::invalid_argument("output: the Program has no output '" + output + "'; it has: " + names);
+  }
+  const std::size_t cube = program.block_size * program.block_size * program.block_size;
+  std::int32_t blocks = 0;
+  for (std::size_t node = 0; node < out->buffer.size(); ++node) {
+    if (node >= buffers.size() || node >= out->tag.size() || out->buffer[node] >= buffers[node].size() ||
+        buffers[node][out->buffer[node]].size() != cube)
+      throw std::logic_error("output '" + output + "' names a buffer node " + program.describe_node(node) + " does not have");
+    for (const std::int32_t index : out->tag[node].index) {
+      if (index < 0) throw std::logic_error("output '" + output + "' names a negative block index");
+      blocks = std::max(blocks, index + 1);
+    }
+  }
+  const auto words = [this](std::size_t node, std::uint32_t buffer) { return buffers[node][buffer].data(); };
+  return gather_output<T>(program, *out, static_cast<std::size_t>(blocks) * program.block_size, words, layout);
+}
+
+template <class T>
+ProgramResult<T> execute_program(const Program& program, const HostData<T>& host) {
+  return Machine<T>(program, host).run();
+}
+
+#define TORUS_INSTANTIATE(T)                                                                    \
+  template struct ProgramResult<T>;                                                             \
+  template ProgramResult<T> execute_program(const Program&, const HostData<T>&);
+TORUS_INSTANTIATE(float)
+TORUS_INSTANTIATE(double)
+TORUS_INSTANTIATE(std::complex<float>)
+TORUS_INSTANTIATE(std::complex<double>)
+#undef TORUS_INSTANTIATE
+
+}  // namespace torus

@@ -1,1 +1,57 @@
 #pragma once
+// The untimed functional engine for any Program: every node runs its task list in order over
+// its own buffers, computing the values the torus computes, with no notion of time. It is the
+// engine behind `torus-sim run --engine functional` and the reference the timed engines are
+// compared with.
+//
+// The meaning of the order is the one sim/program_verifier.hpp states: a send never blocks
+// (it snapshots the buffer); a receive is posted at its place in the list and from there on its
+// buffer holds the message's block, but the node only waits for the message when a later task
+// touches that buffer (reads, writes, sends it or receives into it again) or when its list
+// ends. Without that, the orbital Program, which posts the next step's receives before the
+// current step computes, would deadlock.
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "kernels/tensor3.hpp"
+#include "sim/host_data.hpp"
+#include "sim/program.hpp"
+
+namespace torus {
+
+// What one execution did, counted while it ran (not read off the Program), so that a wrong
+// generator or a wrong engine shows as a difference from ProgramCounts.
+struct ProgramExecutionCounts {
+  std::size_t steps = 0;                 // distinct step labels executed
+  std::size_t compute_tasks = 0;         // block multiply-adds
+  std::size_t scalar_multiply_adds = 0;  // b^4 per compute task
+  std::array<std::size_t, 3> words_sent_per_node_step{};      // per stage, max over nodes and steps
+  std::array<std::size_t, 3> words_sent_per_node_step_min{};  // per stage, min over nodes and steps (0 if none)
+  std::size_t words_held_per_node = 0;   // buffer words a node allocates, max over nodes
+  std::size_t messages = 0;              // sends executed
+};
+
+template <class T>
+struct ProgramResult {
+  std::vector<std::vector<std::vector<T>>> buffers;  // [node][buffer]: the words at the end
+  ProgramExecutionCounts counts;                     // the whole run
+  std::vector<ProgramExecutionCounts> per_transform;  // by TaskLabel::transform
+
+  // Assembles the named output into an N x N x N tensor in canonical order (N = b times one
+  // more than the largest block index the output names); `layout` gets which block each node
+  // held. Throws std::invalid_argument naming the outputs the Program has when absent.
+  Tensor3<T> gather(const Program& program, const std::string& output, std::vector<OutputBlock>* layout = nullptr) const;
+};
+
+// Runs `program` with the values of `host` (input tensor and coefficient matrices). Throws
+// std::logic_error when a compute finds a buffer holding another block than the task names,
+// when buffer sizes do not fit the kernel or message, and when the Program cannot progress
+// (naming the waiting nodes and the messages they wait for). Verify the Program first
+// (verify_program) for diagnostics of every problem at once.
+template <class T>
+ProgramResult<T> execute_program(const Program& program, const HostData<T>& host);
+
+}  // namespace torus

@@ -1,13 +1,17 @@
 #include "sim/run.hpp"
 
 #include <chrono>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
+#include "sim/algorithm.hpp"
+#include "sim/host_data.hpp"
 #include "sim/memory_estimate.hpp"
+#include "sim/program_executor.hpp"
+#include "sim/program_verifier.hpp"
 #include "sim/report.hpp"
 #include "sim/run_inputs.hpp"
-#include "sim/verifier.hpp"
 
 namespace torus {
 
@@ -46,33 +50,68 @@ template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor
 
 namespace {
 
+TransformProblem problem_of(const RunConfig& config) {
+  TransformProblem problem{TorusShape::cube(static_cast<int>(config.p)), config.block_size(), config.scheduling_vector(), {}};
+  if (config.runs_forward()) problem.directions.push_back(TransformDirection::Forward);
+  if (config.runs_inverse()) problem.directions.push_back(TransformDirection::Inverse);
+  return problem;
+}
+
+// The report's schedule figures, read off the Program for one transform.
+ScheduleCounts expected_counts(const Program& program, std::uint32_t transform) {
+  const ProgramCounts p = count(program, transform);
+  ScheduleCounts c{p.steps, p.compute_tasks, p.scalar_multiply_adds, p.words_held_per_node, {}};
+  for (std::size_t s = 0; s < 3; ++s) c.stage[s].words_moved_per_node_step = p.words_sent_per_node_step[s];
+  return c;
+}
+
+// What the functional executor counted for one transform, in the report's terms.
+ExecutionCounts measured_counts(const ProgramExecutionCounts& p) {
+  return {p.steps, p.compute_tasks, p.scalar_multiply_adds, p.words_sent_per_node_step, p.words_sent_per_node_step_min,
+          p.words_held_per_node};
+}
+
+// The algorithm's own proofs for one direction plus the generic verifier's verdict on the
+// whole Program (a broken Program puts every transform in doubt).
+void record_checks(TransformOutcome& outcome, const Algorithm& algorithm, TransformProblem problem,
+                   const Program& program, const ProgramVerification& verification) {
+  problem.directions = {outcome.direction};
+  const AlgorithmCheck check = algorithm.check(problem);
+  outcome.schedule_violations = check.violation_count + verification.violation_count;
+  if (!check.violations.empty()) outcome.first_violation = check.violations.front();
+  else if (!verification.violations.empty()) outcome.first_violation = to_string(program, verification.violations.front());
+}
+
+// One Program runs every requested direction in order (the inverse of a round trip reads the
+// forward result where the torus left it); each direction's output is golden-checked against
+// the transform of what actually went in.
 template <class T>
 Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
   const CoefficientSet<T> c = make_coefficients<T>(config);
   report.inverse_defects = c.defects;
-  const Tensor3<T> x = make_input<T>(config);
-  Tensor3<T> current = x, y_hat;
-  for (const TransformDirection direction : {TransformDirection::Forward, TransformDirection::Inverse}) {
-    if ((direction == TransformDirection::Forward && !config.runs_forward()) ||
-        (direction == TransformDirection::Inverse && !config.runs_inverse()))
-      continue;
-    const Schedule schedule = generate_schedule(TorusShape::cube(static_cast<int>(config.p)), config.block_size(),
-                                                config.scheduling_vector(), direction);
-    const auto& matrices = direction == TransformDirection::Forward ? c.forward : c.inverse;
+  const TransformProblem problem = problem_of(config);
+  const std::unique_ptr<Algorithm> algorithm = make_algorithm("orbital");
+  const Program program = algorithm->build(problem);
+  const ProgramVerification verification = verify_program(program, 1);
+  HostData<T> host{make_input<T>(config), {}, config.block_size()};
+  for (const TransformDirection d : problem.directions)
+    host.coefficients.push_back(d == TransformDirection::Forward ? c.forward : c.inverse);
+  const ProgramResult<T> result = execute_program(program, host);
+  Tensor3<T> current = host.input, y_hat;
+  for (std::uint32_t t = 0; t < problem.directions.size(); ++t) {
     TransformOutcome outcome;
-    outcome.direction = direction;
-    outcome.expected = count(schedule);
-    const VerificationReport verification = verify_schedule(schedule, 1);
-    outcome.schedule_violations = verification.violation_count;
-    if (!verification.ok()) outcome.first_violation = to_string(verification.violations.front());
-    const ExecutionResult<T> result = execute_schedule(schedule, current, matrices);
-    outcome.measured = result.counts;
-    check_against_golden(outcome, current, result.canonical, result.layout, matrices, config.block_size());
+    outcome.direction = problem.directions[t];
+    outcome.expected = expected_counts(program, t);
+    record_checks(outcome, *algorithm, problem, program, verification);
+    outcome.measured = measured_counts(result.per_transform.at(t));
+    std::vector<OutputBlock> layout;
+    Tensor3<T> output = result.gather(program, to_string(outcome.direction), &layout);
+    check_against_golden(outcome, current, output, program, layout, host.coefficients[t], config.block_size());
     report.transforms.push_back(outcome);
-    if (direction == TransformDirection::Forward) y_hat = result.canonical;
-    current = result.canonical;
+    if (outcome.direction == TransformDirection::Forward) y_hat = output;
+    current = std::move(output);
   }
-  if (config.runs_forward() && config.runs_inverse()) report.round_trip = round_trip_error(current, x, y_hat, c);
+  if (config.runs_forward() && config.runs_inverse()) report.round_trip = round_trip_error(current, host.input, y_hat, c);
   return current;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Orchestrates one run: input, coefficients, schedule generation and verification, the
-// functional execution of each requested direction, and the golden check of every result.
+// Orchestrates one run: input, coefficients, the algorithm's Program and its verification,
+// the functional execution of every requested direction (sim/program_executor.hpp), and the
+// golden check of each result.
 
 #include <optional>
 #include <string>
@@ -19,8 +20,10 @@ enum class ExitCode : int { Success = 0, UsageError = 2, GoldenMismatch = 3, Run
 
 struct TransformOutcome {
   TransformDirection direction = TransformDirection::Forward;
-  ScheduleCounts expected;        // read off the schedule
-  ExecutionCounts measured;       // counted by the executor
+  ScheduleCounts expected;        // read off the schedule (functional engine: off the Program)
+  ExecutionCounts measured;       // counted by the engine while it ran; the functional engine's
+                                  // words_held_per_node is the buffers a node allocates, second
+                                  // buffers of rolled blocks included
   std::size_t schedule_violations = 0;
   std::string first_violation;
   ErrorReport error;              // against the golden reference

@@ -1,11 +1,12 @@
-// The functional executor against the golden reference: every scheduling vector, forward and
-// inverse, every transform, every element type, on shapes from the serial P = 1 to the
-// fine-grained b = 1, including non-powers of two. Tolerances come from sim/accuracy.hpp
+// The functional executor (execute_program on the orbital Program) against the golden
+// reference: every scheduling vector, forward and inverse, every transform, every element type,
+// on shapes from the serial P = 1 to the fine-grained b = 1, including non-powers of two. Tolerances come from sim/accuracy.hpp
 // (docs/numerics.md): the three-stage rounding factor of the working precision and N times the
 // |C|-transform of |x|.
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <complex>
 #include <iostream>
 #include <random>
@@ -14,8 +15,9 @@
 #include "kernels/scalar.hpp"
 #include "kernels/transform.hpp"
 #include "sim/accuracy.hpp"
+#include "sim/algorithm.hpp"
+#include "sim/program_executor.hpp"
 #include "sim/run_inputs.hpp"
-#include "sim/executor.hpp"
 
 using namespace torus;
 
@@ -29,6 +31,25 @@ struct Shape {
 struct Worst {
   double forward = 0, inverse = 0, round_trip = 0;
 };
+
+// The orbital Program of a round trip (forward, then inverse on the forward's result where the
+// torus left it), run by the functional executor.
+template <class T>
+struct RoundTrip {
+  Program program;
+  ProgramResult<T> result;
+};
+
+template <class T>
+RoundTrip<T> run_round_trip(const Tensor3<T>& x, const std::array<Matrix<T>, 3>& c, const std::array<Matrix<T>, 3>& d,
+                            int p, const SchedulingVector& alpha) {
+  const std::size_t b = x.extent(0) / static_cast<std::size_t>(p);
+  RoundTrip<T> run{make_algorithm("orbital")->build(
+                       {TorusShape::cube(p), b, alpha, {TransformDirection::Forward, TransformDirection::Inverse}}),
+                   {}};
+  run.result = execute_program(run.program, HostData<T>{x, {c, d}, b});
+  return run;
+}
 
 // Runs forward then inverse through the executor and checks each against golden, the round
 // trip against x, and the counts against those the paper derives.
@@ -47,35 +68,38 @@ Worst check_transform(const std::string& spec, Shape shape, const SchedulingVect
   const std::size_t b = shape.n / static_cast<std::size_t>(shape.p);
   const Tensor3<T> x = random_tensor<T>(shape.n, 5);
   INFO(spec << " N=" << shape.n << " P=" << shape.p << " alpha=" << alpha.to_string());
-  Worst worst;
+  const RoundTrip<T> run = run_round_trip(x, c, d, shape.p, alpha);
 
-  const Schedule forward = generate_schedule(TorusShape::cube(shape.p), b, alpha, TransformDirection::Forward);
-  const ExecutionResult<T> y = execute_schedule(forward, x, c);
-  const ErrorReport fe = compare_to_golden(y.canonical, golden_transform(x, c), absolute_transform(x, c));
+  const Tensor3<T> y = run.result.gather(run.program, "forward");
+  const ErrorReport fe = compare_to_golden(y, golden_transform(x, c), absolute_transform(x, c));
   INFO("forward: max rel " << fe.max_rel_error << ", error/bound " << fe.max_bound_ratio);
   CHECK(fe.within_tolerance());
 
-  const Schedule inverse = generate_schedule(TorusShape::cube(shape.p), b, alpha, TransformDirection::Inverse);
-  const ExecutionResult<T> xr = execute_schedule(inverse, y.canonical, d);
-  const ErrorReport ie = compare_to_golden(xr.canonical, golden_transform(y.canonical, d), absolute_transform(y.canonical, d));
+  const Tensor3<T> xr = run.result.gather(run.program, "inverse");
+  const ErrorReport ie = compare_to_golden(xr, golden_transform(y, d), absolute_transform(y, d));
   INFO("inverse: max rel " << ie.max_rel_error << ", error/bound " << ie.max_bound_ratio);
   CHECK(ie.within_tolerance());
 
-  const ErrorReport rt = compare_round_trip(xr.canonical, x, absolute_transform(y.canonical, d),
+  const ErrorReport rt = compare_round_trip(xr, x, absolute_transform(y, d),
                                             absolute_transform_of_magnitude(absolute_transform(x, c), d), defect - 1.0);
   INFO("round trip: max rel " << rt.max_rel_error << ", error/bound " << rt.max_bound_ratio);
   CHECK(rt.within_tolerance());
 
+  // The paper's counts. Words held are what a node allocates: 4b^3 + 3b^2 for one block of
+  // every kind, plus (P > 1) second buffers for the rolled kinds X', X'', Y and C3.
   const std::size_t n = shape.n, p = static_cast<std::size_t>(shape.p);
-  for (const ExecutionCounts* counts : {&y.counts, &xr.counts}) {
-    CHECK(counts->steps == 3 * p);
-    CHECK(counts->block_multiply_adds == 3 * p * p * p * p);
-    CHECK(counts->scalar_multiply_adds == 3 * n * n * n * n);
-    CHECK(counts->words_held_per_node == 4 * b * b * b + 3 * b * b);
+  const std::size_t held = 4 * b * b * b + 3 * b * b + (p > 1 ? 3 * b * b * b + b * b : 0);
+  REQUIRE(run.result.per_transform.size() == 2);
+  for (const ProgramExecutionCounts& counts : run.result.per_transform) {
+    CHECK(counts.steps == 3 * p);
+    CHECK(counts.compute_tasks == 3 * p * p * p * p);
+    CHECK(counts.scalar_multiply_adds == 3 * n * n * n * n);
+    CHECK(counts.words_held_per_node == held);
+    CHECK(counts.words_sent_per_node_step_min == counts.words_sent_per_node_step);
   }
-  CHECK(y.counts.words_moved_per_node_step == std::array<std::size_t, 3>{b * b * b + b * b, 2 * b * b * b, 2 * b * b * b});
-  CHECK(xr.counts.words_moved_per_node_step == std::array<std::size_t, 3>{2 * b * b * b, 2 * b * b * b, b * b * b + b * b});
-  CHECK(y.counts.words_moved_per_node_step_min == y.counts.words_moved_per_node_step);
+  const std::size_t light = p > 1 ? b * b * b + b * b : 0, heavy = p > 1 ? 2 * b * b * b : 0;  // P = 1 moves nothing
+  CHECK(run.result.per_transform[0].words_sent_per_node_step == std::array<std::size_t, 3>{light, heavy, heavy});
+  CHECK(run.result.per_transform[1].words_sent_per_node_step == std::array<std::size_t, 3>{heavy, heavy, light});
   return {fe.max_rel_error, ie.max_rel_error, rt.max_rel_error};
 }
 
@@ -129,19 +153,28 @@ TEST_CASE("the executor moves blocks, not a copy of the answer: identity shows t
   const Tensor3<double> x = random_tensor<double>(n, 3);
   const Matrix<double> id = Matrix<double>::Identity(6, 6);
   for (const SchedulingVector& alpha : all_scheduling_vectors()) {
-    const Schedule s = generate_schedule(TorusShape::cube(3), 2, alpha, TransformDirection::Forward);
-    const ExecutionResult<double> y = execute_schedule(s, x, {id, id, id});
-    CHECK(y.canonical == x);
+    const Program program = make_algorithm("orbital")->build({TorusShape::cube(3), 2, alpha, {TransformDirection::Forward}});
+    const ProgramResult<double> result = execute_program(program, HostData<double>{x, {{id, id, id}}, 2});
+    std::vector<OutputBlock> layout;
+    CHECK(result.gather(program, "forward", &layout) == x);
     // The skewed layout: node (Q,R,S) holds output block (S, Q, T).
-    for (const Placement& p : y.layout)
-      CHECK(p.block.index == std::array<int, 3>{p.node.s, p.node.q, alpha.time_of(p.node, 3)});
+    REQUIRE(layout.size() == 27);
+    for (const OutputBlock& block : layout) {
+      const NodeCoord node = program.shape.coord_of(block.node);
+      CHECK(block.tag.index == std::array<int, 3>{node.s, node.q, alpha.time_of(node, 3)});
+    }
   }
 }
 
-TEST_CASE("an unverified broken schedule makes the executor stop, not compute garbage", "[sim][executor][errors]") {
-  Schedule s = generate_schedule(TorusShape::cube(2), 1, {}, TransformDirection::Forward);
-  s.stages[0].steps[0].ops[0].operand.index[0] ^= 1;
+TEST_CASE("an unverified broken Program makes the executor stop, not compute garbage", "[sim][executor][errors]") {
+  Program program = make_algorithm("orbital")->build({TorusShape::cube(2), 1, {}, {TransformDirection::Forward}});
+  auto& tasks = program.nodes[0].tasks;
+  const auto compute = std::find_if(tasks.begin(), tasks.end(), [](const Task& t) { return t.kind == TaskKind::Compute; });
+  REQUIRE(compute != tasks.end());
+  compute->operand_tag.index[0] ^= 1;  // names a block the node does not hold
   const Tensor3<double> x(2, 2, 2);
   const Matrix<double> id = Matrix<double>::Identity(2, 2);
-  CHECK_THROWS_WITH(execute_schedule(s, x, {id, id, id}), Catch::Contains("does not hold X("));
+  CHECK_THROWS_WITH(execute_program(program, HostData<double>{x, {{id, id, id}}, 1}),
+                    Catch::Contains("node (0,0,0)") && Catch::Contains("operand buffer") &&
+                        Catch::Contains("holds X(0,0,0) but the task names X(1,0,0)"));
 }

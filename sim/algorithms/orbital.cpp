@@ -40,6 +40,8 @@ class OrbitalBuilder {
       for (std::size_t st = 0; st < 3; ++st)
         for (std::size_t step = 0; step < schedules_[t].stages[st].steps.size(); ++step) emit_step(t, st, step, global++);
     declare_outputs();
+    for (NodeProgram& node : program_.nodes) node.tasks.shrink_to_fit();  // lists grew by doubling
+    program_.messages.shrink_to_fit();
     return std::move(program_);
   }
 

@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sysc/kernel/sc_externs.h>  // sc_main and sc_elab_and_sim, both extern "C"
 
+#include "kernels/text.hpp"
 #include "models/simulation.hpp"
+#include "sim/algorithm.hpp"
 #include "sim/parameter_bundle.hpp"
 #include "sim/report.hpp"
 #include "sim/run.hpp"
@@ -60,6 +62,7 @@ struct ScheduleQuery {
   std::string alpha = "+++";
   std::string direction = "forward";
   std::string format = "text";
+  std::string algorithm = "orbital";  // `program` only
 };
 
 torus::TransformDirection parse_direction(const std::string& text) {
@@ -73,6 +76,20 @@ int print_schedule(const ScheduleQuery& q) {
                                                  torus::SchedulingVector::parse(q.alpha), parse_direction(q.direction));
   if (q.format == "json") std::cout << torus::to_json(schedule).dump(1) << '\n';
   else std::cout << torus::format_text(schedule);
+  return code(ExitCode::Success);
+}
+
+// `direction` may be "both": one Program then runs the forward and the inverse in order.
+int print_program(const ScheduleQuery& q) {
+  if (q.n % q.p != 0) throw std::invalid_argument("P: " + std::to_string(q.p) + " does not divide N = " + std::to_string(q.n));
+  const auto algorithm = torus::make_algorithm(q.algorithm);  // names the allowed ones when unknown
+  torus::TransformProblem problem{torus::TorusShape::cube(static_cast<int>(q.p)), static_cast<std::size_t>(q.n / q.p),
+                                  torus::SchedulingVector::parse(q.alpha), {}};
+  if (q.direction != "inverse") problem.directions.push_back(torus::TransformDirection::Forward);
+  if (q.direction != "forward") problem.directions.push_back(torus::TransformDirection::Inverse);
+  const torus::Program program = algorithm->build(problem);
+  if (q.format == "json") std::cout << torus::to_json(program).dump(1) << '\n';
+  else std::cout << torus::format_text(program);
   return code(ExitCode::Success);
 }
 
@@ -160,15 +177,21 @@ int sc_main(int argc, char** argv) {
   ScheduleQuery query;
   CLI::App* schedule = app.add_subcommand("schedule", "print the orbital schedule as text or JSON");
   CLI::App* verify = app.add_subcommand("verify", "prove schedules legal for P, alpha and direction, without simulating");
-  for (CLI::App* command : {schedule, verify}) {
+  CLI::App* program = app.add_subcommand("program", "print an algorithm's Program (per-node task lists) as text or JSON");
+  for (CLI::App* command : {schedule, verify, program}) {
+    const bool both = command != schedule;
     command->add_option("--P", query.p, "torus edge (nodes)")->check(CLI::Range(1, 4096));
     command->add_option("--alpha", query.alpha, command == verify ? "scheduling vector, or 'all'" : "scheduling vector");
-    command->add_option("--direction", query.direction, "forward, inverse" + std::string(command == verify ? " or both" : ""))
-        ->check(CLI::IsMember(command == verify ? std::vector<std::string>{"forward", "inverse", "both"}
-                                                : std::vector<std::string>{"forward", "inverse"}));
+    command->add_option("--direction", query.direction, "forward, inverse" + std::string(both ? " or both" : ""))
+        ->check(CLI::IsMember(both ? std::vector<std::string>{"forward", "inverse", "both"}
+                                   : std::vector<std::string>{"forward", "inverse"}));
   }
-  schedule->add_option("--N", query.n, "tensor edge (elements)")->check(CLI::Range(1, 4096));
-  schedule->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  for (CLI::App* command : {schedule, program}) {
+    command->add_option("--N", query.n, "tensor edge (elements)")->check(CLI::Range(1, 4096));
+    command->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  }
+  program->add_option("--algorithm", query.algorithm,
+                      "algorithm that builds the Program (default: orbital; allowed: " + torus::join(torus::algorithm_names(), ", ") + ")");
 
   std::string results, report_out;
   CLI::App* report_command = app.add_subcommand("report", "render saved results (a sweep folder or a run's JSON) as Markdown and HTML with plots");
@@ -193,6 +216,7 @@ int sc_main(int argc, char** argv) {
       return code(ExitCode::Success);
     }
     if (schedule->parsed()) return print_schedule(query);
+    if (program->parsed()) return print_program(query);
     if (report_command->parsed()) return render_report(results, report_out);
     if (verify->parsed()) return verify_schedules(query);
     if (sweep->parsed()) {
