@@ -221,29 +221,33 @@ void LinkPorts::take_committed(Cycle now) {
 // it on arrival (its receive posted already, its place free by then).
 bool LinkPorts::take(const LinkWord& word, Cycle arrival) {
   if (!batching_) return false;
-  const std::uint32_t task = context_.run->receive_task_of[word.message];
+  if (taking_.message != word.message) {  // a committed block comes as one run: look it up once
+    const std::uint32_t task = context_.run->receive_task_of[word.message];
+    taking_ = {word.message, task, context_.task(task).buffer, context_.info[task], context_.words_of(task)};
+  }
+  const std::uint32_t task = taking_.task;
   if (task >= *context_.posted_before) return false;
-  const Task& t = context_.task(task);
-  if (t.buffer != no_buffer) {
-    BufferState& buffer = context_.memory.buffer(t.buffer);
+  const std::uint32_t into = taking_.buffer;
+  if (into != no_buffer) {
+    BufferState& buffer = context_.memory.buffer(into);
     if (!buffer.words[word.index].replaceable(arrival)) return false;
     if (context_.count[task] == 0) {
       if (word.tag != context_.program().messages[word.message].tag) return false;  // let the ordinary path report it
       buffer.tag = word.tag;
     }
-    context_.datapath->write(t.buffer, word.index, word.value);
-    context_.memory.store(t.buffer, word.index, context_.info[task], arrival);
+    context_.datapath->write(into, word.index, word.value);
+    context_.memory.store(into, word.index, taking_.generation, arrival);
   }
   context_.note(task, arrival);
   --context_.incoming_left;
   ++context_.stats.words_received;
   context_.last_progress = std::max(context_.last_progress, arrival);
   context_.send_state_changed = true;
-  const bool complete = context_.count[task] == context_.words_of(task);
+  const bool complete = context_.count[task] == taking_.words;
   if (complete) context_.completions.push_back({task, arrival});
   // The node must look again when the receive is complete (a compute may start) or when a
   // queued send is waiting for this very content.
-  if (complete || (t.buffer != no_buffer && head_sends(t.buffer, context_.info[task]))) wake_at(arrival);
+  if (complete || (into != no_buffer && head_sends(into, taking_.generation))) wake_at(arrival);
   return true;
 }
 

@@ -96,6 +96,9 @@ class LinkPorts : public LinkTaker {
   std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through  // a blocked local head cannot leave before this
   std::array<ArrivalHint, direction_count> hints_{};
   std::array<Incoming, direction_count> incoming_{};
+  struct Taking {
+    std::uint32_t message = no_task, task = no_task, buffer = no_buffer, generation = 0, words = 0;
+  } taking_;  // the message take() last looked up
   std::vector<std::size_t> in_dirs_, out_dirs_;
   bool batching_ = false;
 };
