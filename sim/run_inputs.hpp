@@ -69,43 +69,9 @@ CoefficientSet<T> make_coefficients(const RunConfig& config) {
 }
 
 // Compares one simulated transform of `input` with the golden reference and names the first
-// output block beyond its bound and the node that holds it.
-template <class T>
-void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, const Tensor3<T>& result,
-                          const std::vector<Placement>& layout, const std::array<Matrix<T>, 3>& matrices, std::size_t b) {
-  const Tensor3<T> golden = golden_transform(input, matrices);
-  const Tensor3<double> magnitude = absolute_transform(input, matrices);
-  outcome.error = compare_to_golden(result, golden, magnitude);
-  outcome.mismatch.clear();
-  if (outcome.error.within_tolerance()) return;
-  // Every output block with an element beyond its bound, and the node that computed it.
-  std::set<std::array<int, 3>> affected;
-  const Extents3& n = result.extents();
-  for (std::size_t k = 0; k < n[2]; ++k)
-    for (std::size_t j = 0; j < n[1]; ++j)
-      for (std::size_t i = 0; i < n[0]; ++i) {
-        const double error = static_cast<double>(std::abs(result(i, j, k) - golden(i, j, k)));
-        if (!(error <= outcome.error.tolerance_factor * magnitude(i, j, k)))
-          affected.insert({static_cast<int>(i / b), static_cast<int>(j / b), static_cast<int>(k / b)});
-      }
-  const auto& e = outcome.error.first_failure;
-  const std::array<int, 3> first{static_cast<int>(e[0] / b), static_cast<int>(e[1] / b), static_cast<int>(e[2] / b)};
-  std::string list;
-  std::size_t listed = 0;
-  for (const Placement& p : layout) {
-    if (p.block.index == first)
-      outcome.mismatch = "first mismatching output block " + to_string(p.block) + " at node " + to_string(p.node) +
-                         ", element (" + std::to_string(e[0]) + "," + std::to_string(e[1]) + "," + std::to_string(e[2]) + ")";
-    if (affected.count(p.block.index) && listed++ < 16) list += " " + to_string(p.block) + "@" + to_string(p.node);
-  }
-  outcome.mismatch += "; " + std::to_string(affected.size()) + " of " + std::to_string(layout.size()) +
-                      " output blocks beyond their bounds:" + list + (affected.size() > 16 ? " ..." : "");
-}
-
-// The same check for a result gathered from a Program's output (ProgramResult::gather): the
-// layout names each output block by node index and tag, printed as the Program names them, so
-// the messages read as the Placement overload's ("first mismatching output block
-// X'(0,1,2) at node (0,1,1), element (...)").
+// output block beyond its bound and the node that holds it, and every affected block: the
+// layout gives each output block's node and tag, printed as the Program names them ("first
+// mismatching output block Y(0,1,2) at node (0,1,1), element (...)").
 template <class T>
 void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, const Tensor3<T>& result,
                           const Program& program, const std::vector<OutputBlock>& layout,

@@ -40,7 +40,7 @@ Program build_program(const RunConfig& run, std::vector<TransformOutcome>& outco
   const TransformProblem problem = problem_of(run);
   const auto algorithm = make_algorithm(run.algorithm);
   const AlgorithmCheck check = algorithm->check(problem);
-  if (!check.ok()) throw std::logic_error("generated schedule is illegal: " + check.violations.front());
+  if (!check.ok()) throw std::logic_error("the algorithm's own checks fail: " + check.violations.front());
   Program program = algorithm->build(problem);
   const ProgramVerification verification = verify_program(program, 1);
   if (!verification.ok())
@@ -83,24 +83,17 @@ TopConfig top_config(const RunConfig& run, const MachineConfig& machine, const F
 }
 
 template <class T>
-Tensor3<T> gather(const TorusTop& top, const std::string& name, std::size_t n, std::vector<Placement>* layout) {
+Tensor3<T> gather(const TorusTop& top, const std::string& name, std::size_t n, std::vector<OutputBlock>* layout) {
   const Program& program = top.program();
   const ProgramOutput& output = *program.output(name);
   std::vector<std::vector<T>> values(top.nodes.size());
-  std::vector<OutputBlock> blocks;
-  const Tensor3<T> tensor = gather_output<T>(
+  return gather_output<T>(
       program, output, n,
       [&](std::size_t node, std::uint32_t buffer) {
         values[node] = buffer_values<T>(top.nodes[node].datapath(), buffer, program.nodes[node].buffers[buffer].words);
         return values[node].data();
       },
-      &blocks);
-  if (layout) {
-    layout->clear();
-    for (const OutputBlock& b : blocks)
-      layout->push_back({program.shape.coord_of(b.node), {static_cast<BlockKind>(b.tag.kind), b.tag.index}});
-  }
-  return tensor;
+      layout);
 }
 
 // The stages' results survive only for the run's last transform (an inverse after a forward
@@ -178,11 +171,11 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
 
   Tensor3<T> input = host.input, result, y_hat;
   for (std::size_t t = 0; t < program.transforms.size(); ++t) {
-    std::vector<Placement> layout;
+    std::vector<OutputBlock> layout;
     result = gather<T>(top, program.transforms[t], n, &layout);
     TransformOutcome& outcome = report.transforms[t];
     const auto& matrices = outcome.direction == TransformDirection::Forward ? c.forward : c.inverse;
-    check_against_golden(outcome, input, result, layout, matrices, run.block_size());
+    check_against_golden(outcome, input, result, program, layout, matrices, run.block_size());
     if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(top, t, n, input, result, matrices);
     outcome.measured = measured_counts(top, steps, static_cast<std::uint32_t>(t), report.fma_per_multiply_add);
     if (outcome.direction == TransformDirection::Forward) y_hat = result;
