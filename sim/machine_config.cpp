@@ -60,7 +60,10 @@ std::vector<std::size_t> MachineConfig::stepping_nodes(std::size_t node_count) c
       throw std::invalid_argument("fast_forward_stepping: node " + std::to_string(n) + " is not allowed; allowed: 0 to " +
                                   std::to_string(node_count - 1));
   if (s.every > 0)
-    for (std::size_t n = s.remainder % s.every; n < node_count; n += s.every) out.push_back(n);
+    for (std::size_t n = s.remainder % s.every; n < node_count; n += s.every) {
+      out.push_back(n);
+      if (node_count - n <= s.every) break;  // the next index is past the torus (and must not wrap)
+    }
   return out;
 }
 
