@@ -35,7 +35,6 @@ class TaskSequencer {
   std::uint32_t next_task() const { return next_; }
   const std::uint32_t* next_task_pointer() const { return &next_; }
   bool all_passed() const { return next_ == context_.node->tasks.size(); }
-  bool posted(std::uint32_t task) const { return task < next_ || (entered_ && task < posted_until_); }
   bool compute_started() const { return started_; }
   // The fma of the current compute issued so far, and how many it has.
   std::pair<std::size_t, std::size_t> compute_progress() const;
