@@ -24,9 +24,21 @@ class TypedDatapath final : public NodeDatapath {
   void zero(std::uint32_t buffer) override { std::fill(memory_[buffer].begin(), memory_[buffer].end(), T{}); }
 
   void fma(const FmaInstruction& i, std::uint32_t accumulator, std::uint32_t operand, std::uint32_t coefficient) override {
-    T& acc = memory_[accumulator][i.accumulator];
-    const T a = memory_[operand][i.operand];
-    const T c = memory_[coefficient][i.coefficient];
+    apply(i, memory_[accumulator].data(), memory_[operand].data(), memory_[coefficient].data());
+  }
+
+  void fma_run(const FmaInstruction* first, std::size_t count, std::uint32_t accumulator, std::uint32_t operand,
+               std::uint32_t coefficient) override {
+    T* acc = memory_[accumulator].data();
+    const T* a = memory_[operand].data();
+    const T* c = memory_[coefficient].data();
+    for (std::size_t k = 0; k < count; ++k) apply(first[k], acc, a, c);
+  }
+
+  static void apply(const FmaInstruction& i, T* accumulator, const T* operand, const T* coefficient) {
+    T& acc = accumulator[i.accumulator];
+    const T a = operand[i.operand];
+    const T c = coefficient[i.coefficient];
     if constexpr (is_complex_v<T>) {
       using R = real_t<T>;
       R re = acc.real(), im = acc.imag();

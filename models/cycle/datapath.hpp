@@ -25,6 +25,9 @@ class NodeDatapath {
   virtual void zero(std::uint32_t buffer) = 0;
   virtual void fma(const FmaInstruction& instruction, std::uint32_t accumulator, std::uint32_t operand,
                    std::uint32_t coefficient) = 0;
+  // fma() for `count` instructions in order (one call for a fast-forwarded run).
+  virtual void fma_run(const FmaInstruction* first, std::size_t count, std::uint32_t accumulator, std::uint32_t operand,
+                       std::uint32_t coefficient) = 0;
   virtual std::complex<double> read(std::uint32_t buffer, std::uint32_t word) const = 0;
   virtual void write(std::uint32_t buffer, std::uint32_t word, std::complex<double> value) = 0;
   // Words of storage the node really allocates, and their size in bytes.

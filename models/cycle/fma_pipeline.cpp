@@ -22,4 +22,14 @@ Cycle FmaPipeline::issue(Cycle cycle) {
   return cycle + latency_;
 }
 
+void FmaPipeline::issue_run(std::size_t count, Cycle last) {
+  if (count == 0) return;
+  if (per_cycle_ != 1 || (current_cycle_ != never && last < current_cycle_ + count))
+    throw std::logic_error(std::string(name()) + ": a run of fma overlaps earlier issues");
+  current_cycle_ = last;
+  issued_this_cycle_ = 1;
+  stats_.issued += count;
+  stats_.busy_cycles += count;
+}
+
 }  // namespace torus

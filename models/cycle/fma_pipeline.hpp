@@ -23,6 +23,9 @@ class FmaPipeline : public sc_core::sc_module {
   // Precondition: has_slot(cycle); cycles passed must not decrease. Returns the cycle from
   // which the result may be used.
   Cycle issue(Cycle cycle);
+  // `count` fma issued one per cycle at strictly increasing cycles, the last at `last`, all
+  // after every earlier issue (a fast-forwarded run; per_cycle() must be 1).
+  void issue_run(std::size_t count, Cycle last);
 
   Cycle latency() const { return latency_; }
   unsigned per_cycle() const { return per_cycle_; }

@@ -71,12 +71,14 @@ void LinkChannel::update() {
   const Cycle now_ticks = sc_core::sc_time_stamp().value();
   // A receiver frozen while it waits may take the words now, each as if popped on arrival (at
   // most one word a cycle arrives when the rate is at most 1, so the buffer never holds more).
-  if (taker_ && rate_.num <= rate_.den)
+  if (taker_ && rate_.num <= rate_.den) {
     while (visible_ == 0 && !queue_.empty() && taker_->take(queue_.front().word, queue_.front().arrival)) {
       returning_credits_.push_back(queue_.front().arrival + latency_);
       stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
       queue_.pop_front();
     }
+    taker_->end_of_takes();
+  }
   if (visible_ < queue_.size() && hint_) {
     const Cycle arrival = queue_[visible_].arrival;
     if (arrival < hint_->next) {
@@ -95,6 +97,7 @@ void LinkChannel::offer_committed(Cycle now) {
     queue_.pop_front();
     --visible_;
   }
+  taker_->end_of_takes();
 }
 
 void LinkChannel::observe(Cycle cycle) {

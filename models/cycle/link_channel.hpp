@@ -39,6 +39,9 @@ class LinkTaker {
  public:
   virtual ~LinkTaker() = default;
   virtual bool take(const LinkWord& word, Cycle arrival) = 0;
+  // Called after each run of take() calls (arrivals in a run never decrease, so the node need
+  // be woken only for the first word that asks it to look again).
+  virtual void end_of_takes() = 0;
 };
 
 // The sending end.

@@ -35,12 +35,13 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle) {
   const std::uint32_t generation = context_.info[task];
   context_.memory.owe(t.buffer, generation);
   const auto d = static_cast<std::size_t>(m.route.front());
-  outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order});
+  outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
+                          &context_.steps[t.label.global_step]});
   retry_at_[d] = 0;
 }
 
 bool LinkPorts::passes_through(const LinkWord& word) const {
-  return word.hop + 1 < context_.program().messages[word.message].route.size();
+  return std::size_t{word.hop} + 1 < context_.program().messages[word.message].route.size();
 }
 
 std::size_t LinkPorts::next_direction(const LinkWord& word) const {
@@ -68,17 +69,11 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
     const std::uint32_t task = context_.run->receive_task_of[word.message];
     if (task >= posted_before) return false;
     in = {word.message, task, context_.task(task).buffer, context_.info[task]};
-    if (in.buffer != no_buffer) {
-      const DataTag& expected = context_.program().messages[word.message].tag;
-      if (word.tag != expected)
-        context_.fail("message " + std::to_string(word.message) + " should carry " + context_.program().describe(expected) +
-                      " but " + context_.program().describe(word.tag) + " arrived");
-    }
   }
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
     if (!buffer.words[word.index].replaceable(cycle)) return false;  // its place still owes a word to a link
-    if (context_.count[in.task] == 0) buffer.tag = word.tag;
+    if (context_.count[in.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
   }
@@ -164,7 +159,8 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
   const bool done = batching_ && o.release == SendRelease::ComputeDone && send_ahead(d, o, cycle);
   while (!done && released(o, cycle) && link.can_send(cycle)) {
     const std::uint32_t w = word_at(o);
-    link.send(cycle, {context_.datapath->read(o.buffer, w), context_.memory.buffer(o.buffer).tag, o.message, w, 0});
+    if (o.position == 0) check_block(o);
+    link.send(cycle, {context_.datapath->read(o.buffer, w), o.message, w, 0});
     sent(o, w, cycle);
     if (++o.position == o.words) break;
   }
@@ -189,20 +185,30 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   }
   LinkSendIf& link = *context_.out[d];
   if (link.credits_at(cycle) < remaining) return false;
+  if (o.position == 0) check_block(o);
   Cycle at = cycle;
   for (; o.position < o.words; ++o.position) {
     const std::uint32_t w = word_at(o);
     at = link.next_free(at);
-    link.send_ahead(at, {context_.datapath->read(o.buffer, w), buffer.tag, o.message, w, 0});
+    link.send_ahead(at, {context_.datapath->read(o.buffer, w), o.message, w, 0});
     sent(o, w, at);
   }
   return true;
 }
 
+// The block a message's first word leaves with must be the one the Program says it carries.
+void LinkPorts::check_block(const Outgoing& o) const {
+  const DataTag& expected = context_.program().messages[o.message].tag;
+  const DataTag& held = context_.memory.buffer(o.buffer).tag;
+  if (held != expected)
+    context_.fail("message " + std::to_string(o.message) + " should carry " + context_.program().describe(expected) + " but " +
+                  context_.program().describe(held) + " is sent");
+}
+
 void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
   context_.memory.settle(o.buffer, word, cycle);
   context_.note(o.task, cycle);
-  StepRecord& step = context_.steps[context_.task(o.task).label.global_step];
+  StepRecord& step = *o.step;
   if (step.first_send == never) step.first_send = cycle;
   step.last_send = cycle;
   ++step.words_sent;
@@ -231,10 +237,7 @@ bool LinkPorts::take(const LinkWord& word, Cycle arrival) {
   if (into != no_buffer) {
     BufferState& buffer = context_.memory.buffer(into);
     if (!buffer.words[word.index].replaceable(arrival)) return false;
-    if (context_.count[task] == 0) {
-      if (word.tag != context_.program().messages[word.message].tag) return false;  // let the ordinary path report it
-      buffer.tag = word.tag;
-    }
+    if (context_.count[task] == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(into, word.index, word.value);
     context_.memory.store(into, word.index, taking_.generation, arrival);
   }
@@ -247,8 +250,15 @@ bool LinkPorts::take(const LinkWord& word, Cycle arrival) {
   if (complete) context_.completions.push_back({task, arrival});
   // The node must look again when the receive is complete (a compute may start) or when a
   // queued send is waiting for this very content.
-  if (complete || (into != no_buffer && head_sends(into, taking_.generation))) wake_at(arrival);
+  if (wake_due_ == never && (complete || (into != no_buffer && head_sends(into, taking_.generation)))) wake_due_ = arrival;
   return true;
+}
+
+// One notification for the run: a later one would not move the node's pending wake-up.
+void LinkPorts::end_of_takes() {
+  if (wake_due_ == never) return;
+  wake_at(wake_due_);
+  wake_due_ = never;
 }
 
 bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {

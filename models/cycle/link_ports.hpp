@@ -30,6 +30,7 @@ class LinkPorts : public LinkTaker {
   // Takes ahead the words already committed that arrive after `now` (for a node going to sleep).
   void take_committed(Cycle now);
   bool take(const LinkWord& word, Cycle arrival) override;
+  void end_of_takes() override;
 
   // Directions this node's traffic (own and passing through) uses: bit d of each mask.
   void plan_directions(std::uint8_t out_mask, std::uint8_t in_mask);
@@ -62,6 +63,7 @@ class LinkPorts : public LinkTaker {
     std::uint32_t compute;                      // index in NodeContext::computes, or no_task
     SendRelease release;
     const std::vector<std::uint32_t>* order;    // word order, nullptr: 0, 1, 2, ...
+    StepRecord* step;                           // the report record of the send's step
     std::uint32_t position = 0;
   };
   // The message whose words are landing on an input port, looked up on its first word.
@@ -86,6 +88,7 @@ class LinkPorts : public LinkTaker {
   bool send_ahead(std::size_t d, Outgoing& o, Cycle cycle);
   bool head_sends(std::uint32_t buffer, std::uint32_t generation) const;
   void wake_at(Cycle cycle) const;
+  void check_block(const Outgoing& o) const;
   void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
   void forward(std::size_t d, Cycle cycle);
 
@@ -99,6 +102,7 @@ class LinkPorts : public LinkTaker {
   struct Taking {
     std::uint32_t message = no_task, task = no_task, buffer = no_buffer, generation = 0, words = 0;
   } taking_;  // the message take() last looked up
+  Cycle wake_due_ = never;  // the first arrival of the current run of takes that needs the node
   std::vector<std::size_t> in_dirs_, out_dirs_;
   bool batching_ = false;
 };

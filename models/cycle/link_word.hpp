@@ -1,6 +1,6 @@
 #pragma once
-// What travels on a link: one data word, the message it belongs to and the tag of the block
-// the sender held, so the receiver can check it against its Program.
+// What travels on a link: one data word and where it belongs. The block it carries is its
+// message's (the sender checks that its buffer holds that block before the first word leaves).
 
 #include <complex>
 #include <cstdint>
@@ -11,10 +11,9 @@ namespace torus {
 
 struct LinkWord {
   std::complex<double> value;  // exact for float, double and both complex types
-  DataTag tag;                 // the block the sender's buffer held
   std::uint32_t message = 0;   // index into Program::messages
   std::uint32_t index = 0;     // word within the message
-  std::uint32_t hop = 0;       // hops already taken (0 on the first link)
+  std::uint16_t hop = 0;       // hops already taken (0 on the first link)
 };
 
 }  // namespace torus

@@ -60,7 +60,8 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   if (batching_) ports_.enable_batching();
   sc_core::sc_spawn_options options;
   options.spawn_method();
-  options.set_sensitivity(&tick_);  // awake: every clock edge; asleep: a dynamic trigger instead
+  // No static sensitivity: a sleeping node must cost the clock nothing, so an awake node asks
+  // for each next edge itself.
   sc_core::sc_spawn([this] { activate(); }, "tick", &options);
 }
 
@@ -89,7 +90,7 @@ std::pair<std::size_t, std::size_t> Node::progress() const {
 void Node::arm(Trigger trigger, Cycle cycle) {
   trigger_ = trigger;
   switch (trigger) {
-    case Trigger::Tick: return;  // the static sensitivity: the next clock edge
+    case Trigger::Tick: next_trigger(tick_); return;
     case Trigger::Wake: next_trigger(wake_); return;
     case Trigger::WakeOrTimeout:
       next_trigger(sc_core::sc_time::from_value(settings_.period_ticks * (wake_at_ - cycle)), wake_);

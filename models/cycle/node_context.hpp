@@ -122,6 +122,15 @@ struct NodeContext {
     if (r.count++ == 0) r.first = cycle;
     r.last = cycle;
   }
+  // note() for `n` fma of task `i` issued from cycle `first` to `last`.
+  void note_run(std::uint32_t i, std::size_t n, Cycle first, Cycle last) {
+    count[i] += static_cast<std::uint32_t>(n);
+    if (trace.empty()) return;
+    TaskRecord& r = trace[i];
+    if (r.count == 0) r.first = first;
+    r.count += static_cast<std::uint32_t>(n);
+    r.last = last;
+  }
   void allocate_plan(bool keep_trace);
   const Program& program() const { return *run->program; }
   [[noreturn]] void fail(const std::string& what) const;

@@ -190,22 +190,55 @@ bool TaskSequencer::can_fast_forward() const {
          instruction_ + 1 < micro_->instructions.size();
 }
 
+// Times the run first (which cycle each fma issues at and when its result is usable), then
+// computes its values in one call: values do not depend on time, and per accumulator word the
+// updates keep their micro-program order.
 Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
+  const std::size_t first = instruction_;
+  Cycle first_issue = never;
+  const Cycle t = current_.component_ready ? time_run<true>(cycle, limit, first_issue) : time_run<false>(cycle, limit, first_issue);
+  const std::size_t count = instruction_ - first;
+  if (count == 0) return t;
+  const Cycle last_issue = t - 1;
+  context_.datapath->fma_run(current_.instructions + first, count, current_.accumulator_buffer, current_.operand_buffer,
+                             current_.coefficient_buffer);
+  context_.pipeline->issue_run(count, last_issue);
+  last_result_ = last_issue + context_.pipeline->latency();
+  if (step_->start == never) step_->start = first_issue;
+  step_->fma += static_cast<std::uint32_t>(count);
+  context_.note_run(next_, count, first_issue, last_issue);
+  context_.stats.fast_forwarded_fma += count;
+  context_.stats.busy_cycles += count;
+  context_.last_progress = std::max(context_.last_progress, last_issue);
+  return t;
+}
+
+// The issue cycle of each fma of the run, up to (not including) the compute's last: the
+// first cycle from the previous issue on at which its inputs are usable.
+template <bool split>
+Cycle TaskSequencer::time_run(Cycle cycle, Cycle limit, Cycle& first_issue) {
   const std::size_t last = current_.count - 1;
+  const Cycle latency = context_.pipeline->latency();
+  const FmaInstruction* const instructions = current_.instructions;
+  WordState* const accumulator = current_.accumulator;
   Cycle t = cycle;
+  std::uint64_t stalls = 0;
   while (instruction_ < last) {
-    const FmaInstruction& i = current_.instructions[instruction_];
-    const Cycle earliest = std::max({t, target_ready(i), current_.operand[i.operand].ready, current_.coefficient[i.coefficient].ready});
+    const FmaInstruction& i = instructions[instruction_];
+    Cycle& target = split ? current_.component_ready[micro_->target(i)] : accumulator[i.accumulator].ready;
+    const Cycle earliest = std::max({t, target, current_.operand[i.operand].ready, current_.coefficient[i.coefficient].ready});
     if (earliest >= limit) break;
-    context_.stats.dependency_stalls += earliest - t;
-    t = earliest;
-    issue_one(t);
-    ++context_.stats.fast_forwarded_fma;
-    ++context_.stats.busy_cycles;
-    context_.last_progress = t;
-    ++t;
+    stalls += earliest - t;
+    if (first_issue == never) first_issue = earliest;
+    target = earliest + latency;
+    WordState& word = accumulator[i.accumulator];
+    if constexpr (split)
+      word.ready = std::max(current_.component_ready[2 * i.accumulator], current_.component_ready[2 * i.accumulator + 1]);
+    if (--word.writes_left == 0) context_.send_state_changed = true;
+    t = earliest + 1;
     ++instruction_;
   }
+  context_.stats.dependency_stalls += stalls;
   return t;
 }
 

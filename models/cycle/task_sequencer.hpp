@@ -49,6 +49,8 @@ class TaskSequencer {
   // Checks the fma at the head; returns false (and why) when it cannot issue at `cycle`.
   bool ready_to_issue(Cycle cycle, Blocked& blocked) const;
   void issue_one(Cycle cycle);
+  template <bool split>
+  Cycle time_run(Cycle cycle, Cycle limit, Cycle& first_issue);
   void finish(Cycle cycle);
   void load(const Task& task, Cycle cycle);
   Cycle& target_ready(const FmaInstruction& instruction);

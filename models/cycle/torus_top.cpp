@@ -101,7 +101,7 @@ std::string TorusTop::fault_record() const {
   const LinkFaultRecord& r = link.fault_record();
   if (!r.fired) return "";
   const std::string what = fmt::format("word {} of {} (message {}) on link {} at cycle {}", r.word.index,
-                                       program().describe(r.word.tag), r.word.message, link.fault()->label, r.cycle);
+                                       program().describe(program().messages[r.word.message].tag), r.word.message, link.fault()->label, r.cycle);
   if (link.fault()->drop) return "dropped " + what;
   return fmt::format("flipped bit {} of {}: {} became {}", link.fault()->bit, what, r.word.value.real(), r.became);
 }

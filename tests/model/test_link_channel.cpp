@@ -51,7 +51,7 @@ struct Bench : sc_core::sc_module {
   }
   void send(Cycle cycle) {
     while (cycle >= first && sent.size() < words && link.can_send(cycle)) {
-      link.send(cycle, {std::complex<double>(static_cast<double>(sent.size()), 0.0), {}, 0,
+      link.send(cycle, {std::complex<double>(static_cast<double>(sent.size()), 0.0), 0,
                         static_cast<std::uint32_t>(sent.size()), 0});
       sent.push_back(cycle);
     }
