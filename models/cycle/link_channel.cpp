@@ -37,10 +37,14 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
   transmit(cycle, sent);
 }
 
-void LinkChannel::send_ahead(Cycle cycle, const LinkWord& sent) {
-  if (credits_ == 0 || next_free_tick_ >= static_cast<std::int64_t>(cycle + 1) * rate_.num)
-    throw std::logic_error(std::string(name()) + ": send ahead without a free link and a credit");
-  transmit(cycle, sent);
+void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) {
+  if (credits_ < count) throw std::logic_error(std::string(name()) + ": send ahead without a credit for each word");
+  Cycle at = from;
+  for (std::size_t k = 0; k < count; ++k) {
+    at = std::max<Cycle>(at, static_cast<Cycle>(next_free_tick_) / static_cast<Cycle>(rate_.num));  // the link is free
+    leave[k] = at;
+    transmit(at, words[k]);
+  }
 }
 
 void LinkChannel::transmit(Cycle cycle, const LinkWord& sent) {
@@ -71,14 +75,7 @@ void LinkChannel::update() {
   const Cycle now_ticks = sc_core::sc_time_stamp().value();
   // A receiver frozen while it waits may take the words now, each as if popped on arrival (at
   // most one word a cycle arrives when the rate is at most 1, so the buffer never holds more).
-  if (taker_ && rate_.num <= rate_.den) {
-    while (visible_ == 0 && !queue_.empty() && taker_->take(queue_.front().word, queue_.front().arrival)) {
-      returning_credits_.push_back(queue_.front().arrival + latency_);
-      stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
-      queue_.pop_front();
-    }
-    taker_->end_of_takes();
-  }
+  if (taker_ && rate_.num <= rate_.den && visible_ == 0) offer_to_taker(queue_.size(), [](const CommittedWord&) { return true; });
   if (visible_ < queue_.size() && hint_) {
     const Cycle arrival = queue_[visible_].arrival;
     if (arrival < hint_->next) {
@@ -91,13 +88,28 @@ void LinkChannel::update() {
 
 void LinkChannel::offer_committed(Cycle now) {
   if (!taker_ || rate_.num > rate_.den) return;
-  while (visible_ > 0 && queue_.front().arrival > now && taker_->take(queue_.front().word, queue_.front().arrival)) {
-    returning_credits_.push_back(queue_.front().arrival + latency_);
-    stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
-    queue_.pop_front();
-    --visible_;
+  offer_to_taker(visible_, [now](const CommittedWord& c) { return c.arrival > now; });
+}
+
+// Taken words count as popped on arrival: each returns its credit `latency` later.
+template <class Offer>
+void LinkChannel::offer_to_taker(std::size_t limit, Offer offer) {
+  while (limit > 0) {
+    std::size_t available = 0;
+    const CommittedWord* run = queue_.front_run(available);
+    available = std::min(available, limit);
+    std::size_t offered = 0;
+    while (offered < available && offer(run[offered])) ++offered;
+    const std::size_t taken = offered == 0 ? 0 : taker_->take(run, offered);
+    for (std::size_t k = 0; k < taken; ++k) {
+      returning_credits_.push_back(queue_.front().arrival + latency_);
+      queue_.pop_front();
+    }
+    if (taken > 0) stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
+    visible_ -= std::min(visible_, taken);
+    limit -= taken;
+    if (taken < available) return;
   }
-  taker_->end_of_takes();
 }
 
 void LinkChannel::observe(Cycle cycle) {

@@ -32,27 +32,31 @@ struct ArrivalHint {
   Cycle period_ticks = 1;
 };
 
+// A word on its way: it can be read from `arrival` on.
+struct CommittedWord {
+  LinkWord word;
+  Cycle arrival;
+};
+
 // A receiver that may take words when they are committed instead of when they arrive: `take`
-// stores the word as if popped at its arrival cycle and returns true, or returns false and the
-// word waits in the buffer as usual. Only asked while nothing earlier waits in the buffer.
+// stores the longest prefix of `words` it can, each as if popped at its arrival cycle, and
+// returns how many; the others wait in the buffer as usual. Only asked while nothing earlier
+// waits in the buffer. Arrivals in `words` never decrease.
 class LinkTaker {
  public:
   virtual ~LinkTaker() = default;
-  virtual bool take(const LinkWord& word, Cycle arrival) = 0;
-  // Called after each run of take() calls (arrivals in a run never decrease, so the node need
-  // be woken only for the first word that asks it to look again).
-  virtual void end_of_takes() = 0;
+  virtual std::size_t take(const CommittedWord* words, std::size_t count) = 0;
 };
 
 // The sending end.
 class LinkSendIf : public virtual sc_core::sc_interface {
  public:
-  // Sends scheduled ahead: the credits held at `cycle` (returns due by then collected), the
-  // first cycle from `from` on at which the link is free, and a send at such a cycle that
-  // takes a credit held now (returns due later are not collected early).
+  // Sends scheduled ahead: the credits held at `cycle` (returns due by then collected), and a
+  // run of words that each leave at the first cycle the link is free, from `from` on, each
+  // taking a credit held now (returns due later are not collected early); `leave[k]` gets the
+  // cycle word k leaves. Precondition: credits_at(from) >= count.
   virtual std::uint64_t credits_at(Cycle cycle) = 0;
-  virtual Cycle next_free(Cycle from) const = 0;
-  virtual void send_ahead(Cycle cycle, const LinkWord& word) = 0;
+  virtual void send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) = 0;
   // True when a word may leave in `cycle`: the link is free and a credit is held.
   virtual bool can_send(Cycle cycle) = 0;
   // Precondition: can_send(cycle).
@@ -119,10 +123,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
     collect_credits(cycle);
     return credits_;
   }
-  Cycle next_free(Cycle from) const override {
-    return std::max<Cycle>(from, static_cast<Cycle>(next_free_tick_) / static_cast<Cycle>(rate_.num));
-  }
-  void send_ahead(Cycle cycle, const LinkWord& word) override;
+  void send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) override;
 
   const LinkStats& stats() const { return stats_; }
   // For waveforms: words that have arrived and wait to be taken.
@@ -135,19 +136,18 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   Cycle latency() const { return latency_; }
   // Bytes the channel allocates (for the memory report).
   std::size_t bytes() const {
-    return sizeof(*this) + queue_.capacity() * sizeof(InFlight) + returning_credits_.capacity() * sizeof(Cycle);
+    return sizeof(*this) + queue_.capacity() * sizeof(CommittedWord) + returning_credits_.capacity() * sizeof(Cycle);
   }
 
  private:
-  struct InFlight {
-    LinkWord word;
-    Cycle arrival;
-  };
   void update() override;
   void transmit(Cycle cycle, const LinkWord& word);  // takes the credit and the link time
   void collect_credits(Cycle cycle);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);
+  // Offers the taker the first `limit` words, from the front, as long as `offer` holds for each.
+  template <class Offer>
+  void offer_to_taker(std::size_t limit, Offer offer);
 
   Cycle latency_;
   Rational rate_;
@@ -159,7 +159,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   LinkTaker* taker_ = nullptr;
   std::optional<LinkFault> fault_;
   LinkFaultRecord fault_record_;
-  RingQueue<InFlight> queue_;           // sent, not popped, in order
+  RingQueue<CommittedWord> queue_;           // sent, not popped, in order
   std::size_t visible_ = 0;             // leading entries of queue_ committed by an update phase
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
   RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender

@@ -6,7 +6,8 @@ namespace torus {
 
 LinkPorts::LinkPorts(NodeContext& context) : context_(context) { owner_.fill(free_link); }
 
-void LinkPorts::plan_directions(std::uint8_t out_mask, std::uint8_t in_mask) {
+void LinkPorts::plan_directions(std::uint8_t out_mask, std::uint8_t in_mask, bool passes_traffic) {
+  routes_traffic_ = passes_traffic;
   for (std::size_t d = 0; d < direction_count; ++d) {
     if (out_mask & (1u << d)) out_dirs_.push_back(d);
     if (in_mask & (1u << d)) in_dirs_.push_back(d);
@@ -113,6 +114,7 @@ void LinkPorts::send(Cycle cycle) {
     context_.send_state_changed = false;
   }
   for (const std::size_t d : out_dirs_) {
+    if (owner_[d] == free_link && outgoing_[d].empty() && !routes_traffic_) continue;  // nothing could ask for it
     for (;;) {
       if (owner_[d] == free_link) grant(d, cycle);
       const int owner = owner_[d];
@@ -139,6 +141,7 @@ void LinkPorts::grant(std::size_t d, Cycle cycle) {
     }
   }
   for (const std::size_t p : in_dirs_) {
+    if (!routes_traffic_) break;
     if (hints_[p].next > cycle) continue;
     const LinkWord* word = context_.in[p]->front(cycle);
     if (!word || !passes_through(*word) || next_direction(*word) != d) continue;
@@ -186,13 +189,18 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   LinkSendIf& link = *context_.out[d];
   if (link.credits_at(cycle) < remaining) return false;
   if (o.position == 0) check_block(o);
-  Cycle at = cycle;
-  for (; o.position < o.words; ++o.position) {
-    const std::uint32_t w = word_at(o);
-    at = link.next_free(at);
-    link.send_ahead(at, {context_.datapath->read(o.buffer, w), o.message, w, 0});
-    sent(o, w, at);
+  LinkScratch& scratch = *context_.run->scratch;
+  scratch.words.resize(remaining);
+  scratch.leave.resize(remaining);
+  for (std::uint32_t k = 0; k < remaining; ++k) {
+    const std::uint32_t w = o.order ? (*o.order)[o.position + k] : o.position + k;
+    scratch.words[k] = {context_.datapath->read(o.buffer, w), o.message, w, 0};
   }
+  link.send_ahead(cycle, scratch.words.data(), remaining, scratch.leave.data());
+  for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, scratch.words[k].index, scratch.leave[k]);
+  context_.note_run(o.task, remaining, scratch.leave.front(), scratch.leave.back());
+  record_sent(o, remaining, scratch.leave.front(), scratch.leave.back());
+  o.position = o.words;
   return true;
 }
 
@@ -208,12 +216,17 @@ void LinkPorts::check_block(const Outgoing& o) const {
 void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
   context_.memory.settle(o.buffer, word, cycle);
   context_.note(o.task, cycle);
+  record_sent(o, 1, cycle, cycle);
+}
+
+// For reports: `words` of the message left, the first at `first`, the last at `last`.
+void LinkPorts::record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last) {
   StepRecord& step = *o.step;
-  if (step.first_send == never) step.first_send = cycle;
-  step.last_send = cycle;
-  ++step.words_sent;
-  ++context_.stats.words_sent;
-  context_.last_progress = std::max(context_.last_progress, cycle);
+  if (step.first_send == never) step.first_send = first;
+  step.last_send = last;
+  step.words_sent += words;
+  context_.stats.words_sent += words;
+  context_.last_progress = std::max(context_.last_progress, last);
 }
 
 void LinkPorts::take_committed(Cycle now) {
@@ -223,42 +236,48 @@ void LinkPorts::take_committed(Cycle now) {
   }
 }
 
-// A committed word: stored now with its arrival as its ready cycle, if stepping would have stored
-// it on arrival (its receive posted already, its place free by then).
-bool LinkPorts::take(const LinkWord& word, Cycle arrival) {
-  if (!batching_) return false;
+// Committed words: each stored now with its arrival as its ready cycle, if stepping would have
+// stored it on arrival (its receive posted already, its place free by then).
+std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
+  if (!batching_) return 0;
+  std::size_t taken = 0;
+  Cycle wake = never;
+  for (; taken < count; ++taken) {
+    const auto& [word, arrival] = words[taken];
+    if (!take_one(word, arrival)) break;
+    const bool complete = context_.count[taking_.task] == taking_.words;
+    if (complete) context_.completions.push_back({taking_.task, arrival});
+    // The node must look again when the receive is complete (a compute may start) or when a
+    // queued send is waiting for this very content; the first such word is enough, since a
+    // later notification could not move the pending one.
+    if (wake == never && (complete || (taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation))))
+      wake = arrival;
+  }
+  if (taken == 0) return 0;
+  context_.incoming_left -= taken;
+  context_.stats.words_received += taken;
+  context_.last_progress = std::max(context_.last_progress, words[taken - 1].arrival);
+  context_.send_state_changed = true;
+  if (wake != never) wake_at(wake);
+  return taken;
+}
+
+bool LinkPorts::take_one(const LinkWord& word, Cycle arrival) {
   if (taking_.message != word.message) {  // a committed block comes as one run: look it up once
     const std::uint32_t task = context_.run->receive_task_of[word.message];
     taking_ = {word.message, task, context_.task(task).buffer, context_.info[task], context_.words_of(task)};
   }
-  const std::uint32_t task = taking_.task;
-  if (task >= *context_.posted_before) return false;
+  if (taking_.task >= *context_.posted_before) return false;
   const std::uint32_t into = taking_.buffer;
   if (into != no_buffer) {
     BufferState& buffer = context_.memory.buffer(into);
     if (!buffer.words[word.index].replaceable(arrival)) return false;
-    if (context_.count[task] == 0) buffer.tag = context_.program().messages[word.message].tag;
+    if (context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(into, word.index, word.value);
     context_.memory.store(into, word.index, taking_.generation, arrival);
   }
-  context_.note(task, arrival);
-  --context_.incoming_left;
-  ++context_.stats.words_received;
-  context_.last_progress = std::max(context_.last_progress, arrival);
-  context_.send_state_changed = true;
-  const bool complete = context_.count[task] == taking_.words;
-  if (complete) context_.completions.push_back({task, arrival});
-  // The node must look again when the receive is complete (a compute may start) or when a
-  // queued send is waiting for this very content.
-  if (wake_due_ == never && (complete || (into != no_buffer && head_sends(into, taking_.generation)))) wake_due_ = arrival;
+  context_.note(taking_.task, arrival);
   return true;
-}
-
-// One notification for the run: a later one would not move the node's pending wake-up.
-void LinkPorts::end_of_takes() {
-  if (wake_due_ == never) return;
-  wake_at(wake_due_);
-  wake_due_ = never;
 }
 
 bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {

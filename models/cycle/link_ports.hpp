@@ -29,11 +29,11 @@ class LinkPorts : public LinkTaker {
   void enable_batching() { batching_ = true; }
   // Takes ahead the words already committed that arrive after `now` (for a node going to sleep).
   void take_committed(Cycle now);
-  bool take(const LinkWord& word, Cycle arrival) override;
-  void end_of_takes() override;
+  std::size_t take(const CommittedWord* words, std::size_t count) override;
 
-  // Directions this node's traffic (own and passing through) uses: bit d of each mask.
-  void plan_directions(std::uint8_t out_mask, std::uint8_t in_mask);
+  // Directions this node's traffic (own and passing through) uses: bit d of each mask; and
+  // whether any message passes through it (else the router never looks at input ports).
+  void plan_directions(std::uint8_t out_mask, std::uint8_t in_mask, bool passes_traffic);
   // A send task the sequencer reached; `compute` indexes NodeContext::computes (the last
   // compute before it) or is no_task.
   void post(std::uint32_t task, std::uint32_t compute, Cycle cycle);
@@ -90,6 +90,8 @@ class LinkPorts : public LinkTaker {
   void wake_at(Cycle cycle) const;
   void check_block(const Outgoing& o) const;
   void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
+  void record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last);
+  bool take_one(const LinkWord& word, Cycle arrival);
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;
@@ -102,9 +104,9 @@ class LinkPorts : public LinkTaker {
   struct Taking {
     std::uint32_t message = no_task, task = no_task, buffer = no_buffer, generation = 0, words = 0;
   } taking_;  // the message take() last looked up
-  Cycle wake_due_ = never;  // the first arrival of the current run of takes that needs the node
   std::vector<std::size_t> in_dirs_, out_dirs_;
   bool batching_ = false;
+  bool routes_traffic_ = true;
 };
 
 }  // namespace torus

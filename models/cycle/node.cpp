@@ -51,7 +51,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   context_.pipeline = &pipeline_;
   for (std::uint32_t i = 0; i < context_.node->tasks.size(); ++i)
     if (context_.task(i).kind == TaskKind::Receive) context_.incoming_left += run.program->messages[context_.task(i).message].words;
-  ports_.plan_directions(settings.out_mask, settings.in_mask);
+  ports_.plan_directions(settings.out_mask, settings.in_mask, settings.passes_traffic);
   if (!settings.fast_forward) fast_forward_refusal_ = "fast_forward is off";
   else if (settings.fma_per_cycle != 1) fast_forward_refusal_ = "fast-forward covers fma_per_cycle = 1 only";
   else if (!run.policy->waits_for_whole_blocks()) fast_forward_refusal_ = "fast-forward covers roll_policy after_compute only";
@@ -60,8 +60,9 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   if (batching_) ports_.enable_batching();
   sc_core::sc_spawn_options options;
   options.spawn_method();
-  // No static sensitivity: a sleeping node must cost the clock nothing, so an awake node asks
-  // for each next edge itself.
+  // A node that may sleep asks for each next clock edge itself, so that while it sleeps it
+  // costs the clock nothing; one that steps every cycle is cheaper statically sensitive.
+  if (!fast_forward_enabled_) options.set_sensitivity(&tick_);
   sc_core::sc_spawn([this] { activate(); }, "tick", &options);
 }
 
@@ -90,7 +91,9 @@ std::pair<std::size_t, std::size_t> Node::progress() const {
 void Node::arm(Trigger trigger, Cycle cycle) {
   trigger_ = trigger;
   switch (trigger) {
-    case Trigger::Tick: next_trigger(tick_); return;
+    case Trigger::Tick:
+      if (fast_forward_enabled_) next_trigger(tick_);  // otherwise the static sensitivity
+      return;
     case Trigger::Wake: next_trigger(wake_); return;
     case Trigger::WakeOrTimeout:
       next_trigger(sc_core::sc_time::from_value(settings_.period_ticks * (wake_at_ - cycle)), wake_);

@@ -59,6 +59,13 @@ struct StepRecord {
   std::uint32_t words_sent = 0;
 };
 
+// Working space for a node's batched sends, shared by the nodes of one run (SystemC runs one
+// process at a time, and no node keeps it across calls).
+struct LinkScratch {
+  std::vector<LinkWord> words;
+  std::vector<Cycle> leave;
+};
+
 // What the engine shares by all nodes of one run.
 struct RunShared {
   const Program* program = nullptr;
@@ -67,6 +74,7 @@ struct RunShared {
   std::vector<MicroProgram> micro;             // per kernel
   const RollPolicy* policy = nullptr;
   bool split_complex = false;
+  LinkScratch* scratch = nullptr;
 };
 
 struct NodeContext {

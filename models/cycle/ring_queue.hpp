@@ -2,6 +2,7 @@
 // A FIFO on one growable circular array: no allocation once it has reached its working size,
 // unlike std::deque, whose chunks are allocated and freed as words stream through a link.
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 #include <vector>
@@ -24,6 +25,11 @@ class RingQueue {
     if (size_ == items_.size()) grow();
     items_[(head_ + size_) & mask_] = std::move(item);
     ++size_;
+  }
+  // The leading elements stored contiguously (all of them unless the ring wraps).
+  const T* front_run(std::size_t& count) const {
+    count = std::min(size_, items_.size() - head_);
+    return items_.data() + head_;
   }
   void pop_front() {
     head_ = (head_ + 1) & mask_;

@@ -44,6 +44,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   for (const KernelSpec& k : program.kernels) shared_.micro.push_back(micro_schedule.build(k.mode, k.block, split_complex));
   shared_.policy = &policy;
   shared_.split_complex = split_complex;
+  shared_.scratch = &scratch_;
   const TorusShape& shape = program.shape;
   const std::size_t count = shape.node_count();
   links.init(count * direction_count, [&](const char* link_name, std::size_t) {

@@ -66,6 +66,7 @@ class TorusTop : public sc_core::sc_module {
   bool sent_in_full(std::uint32_t message) const;
   void inject_fault();
 
+  LinkScratch scratch_;
   RunShared shared_;
   TopConfig config_;
   std::size_t finished_nodes_ = 0;
