@@ -37,7 +37,7 @@ Traffic traffic_of(const Program& program) {
 TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config, const Program& program,
                    const MicroSchedule& micro_schedule, const RollPolicy& policy, bool split_complex,
                    const DatapathFactory& make_datapath)
-    : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)), links("link"), nodes("node"), config_(config) {
+    : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)), nodes("node"), config_(config) {
   shared_.program = &program;
   shared_.receive_task_of = receive_tasks(program);
   shared_.send_task_of = send_tasks(program);
@@ -47,9 +47,6 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   shared_.scratch = &scratch_;
   const TorusShape& shape = program.shape;
   const std::size_t count = shape.node_count();
-  links.init(count * direction_count, [&](const char* link_name, std::size_t) {
-    return new LinkChannel(link_name, config.link_latency, config.link_rate, config.link_buffer_words);
-  });
   const Traffic traffic = traffic_of(program);
   const auto finished = [this](std::size_t, Cycle cycle) {
     completion_cycle_ = std::max(completion_cycle_, cycle);
@@ -63,21 +60,35 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
                                 traffic.passes[i], config.trace_tasks};
     return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), finished);
   });
-  // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
-  // direction d, which receives it on its port facing back, opposite(d).
-  for (std::size_t i = 0; i < count; ++i)
-    for (Direction d : all_directions) {
-      LinkChannel& channel = links[i * direction_count + static_cast<std::size_t>(d)];
-      const auto neighbour = shape.neighbour(shape.coord_of(i), d);
-      nodes[i].out[static_cast<std::size_t>(d)](channel);
-      nodes[neighbour ? shape.index_of(*neighbour) : i].in[static_cast<std::size_t>(opposite(d))](channel);
-    }
-  inject_fault();
   sc_core::sc_spawn_options options;
   options.spawn_method();
   options.dont_initialize();
   options.set_sensitivity(&clock.posedge_event());
   sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
+  links_ = std::make_unique<LinkSet>("links", count * direction_count, config);
+  // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
+  // direction d, which receives it on its port facing back, opposite(d).
+  for (std::size_t i = 0; i < count; ++i)
+    for (Direction d : all_directions) {
+      LinkChannel& channel = (*links_)[i * direction_count + static_cast<std::size_t>(d)];
+      const auto neighbour = shape.neighbour(shape.coord_of(i), d);
+      nodes[i].out[static_cast<std::size_t>(d)](channel);
+      nodes[neighbour ? shape.index_of(*neighbour) : i].in[static_cast<std::size_t>(opposite(d))](channel);
+    }
+  inject_fault();
+}
+
+LinkSet::LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config) : sc_core::sc_module(name) {
+  links_.reserve(count);
+  for (std::size_t k = 0; k < count; ++k)
+    links_.push_back(std::make_unique<LinkChannel>(("link_" + std::to_string(k)).c_str(), config.link_latency,
+                                                   config.link_rate, config.link_buffer_words));
+}
+
+LinkSet::~LinkSet() {
+  if (links_.empty()) return;
+  links_.front().reset();
+  for (std::size_t k = links_.size() - 1; k > 0; --k) links_[k].reset();
 }
 
 void TorusTop::inject_fault() {
@@ -86,7 +97,7 @@ void TorusTop::inject_fault() {
     case FaultKind::None: return;
     case FaultKind::BitFlip:
     case FaultKind::DropWord:
-      links[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)].inject(
+      (*links_)[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)].inject(
           {config_.fault == FaultKind::DropWord, config_.fault_bit, config_.fault_cycle,
            to_string(shape.coord_of(config_.fault_node)) + " " + to_string(config_.fault_link)});
       return;
@@ -98,7 +109,7 @@ void TorusTop::inject_fault() {
 std::string TorusTop::fault_record() const {
   if (config_.fault == FaultKind::None) return "";
   if (config_.fault != FaultKind::BitFlip && config_.fault != FaultKind::DropWord) return nodes[config_.fault_node].fault_record();
-  const LinkChannel& link = links[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)];
+  const LinkChannel& link = (*links_)[config_.fault_node * direction_count + static_cast<std::size_t>(config_.fault_link)];
   const LinkFaultRecord& r = link.fault_record();
   if (!r.fired) return "";
   const std::string what = fmt::format("word {} of {} (message {}) on link {} at cycle {}", r.word.index,

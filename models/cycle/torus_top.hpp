@@ -34,6 +34,23 @@ struct TopConfig {
   int fault_bit = 52;
 };
 
+// The torus's link channels, children of a module of their own. SystemC finds an object to
+// remove by a linear search from the front of its parent's children and of the kernel's
+// channels, and moves the last entry into the gap: removing the first link and then the others
+// from the last, each is found at once, and tearing down a large torus takes linear time.
+class LinkSet : public sc_core::sc_module {
+ public:
+  LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config);
+  ~LinkSet() override;
+  LinkSet(const LinkSet&) = delete;
+  LinkSet& operator=(const LinkSet&) = delete;
+  LinkChannel& operator[](std::size_t k) { return *links_[k]; }
+  const LinkChannel& operator[](std::size_t k) const { return *links_[k]; }
+
+ private:
+  std::vector<std::unique_ptr<LinkChannel>> links_;
+};
+
 class TorusTop : public sc_core::sc_module {
  public:
   using DatapathFactory = std::function<std::unique_ptr<NodeDatapath>(std::size_t node)>;
@@ -43,12 +60,11 @@ class TorusTop : public sc_core::sc_module {
            const DatapathFactory& make_datapath);
 
   sc_core::sc_clock clock;
-  sc_core::sc_vector<LinkChannel> links;  // index: node * 6 + direction the words travel
   sc_core::sc_vector<Node> nodes;
 
   const Program& program() const { return *shared_.program; }
   const LinkChannel& link(std::size_t node, Direction direction) const {
-    return links[node * direction_count + static_cast<std::size_t>(direction)];
+    return (*links_)[node * direction_count + static_cast<std::size_t>(direction)];
   }
   bool completed() const { return finished_nodes_ == nodes.size(); }
   Cycle completion_cycle() const { return completion_cycle_; }
@@ -67,6 +83,7 @@ class TorusTop : public sc_core::sc_module {
   void inject_fault();
 
   LinkScratch scratch_;
+  std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;
   TopConfig config_;
   std::size_t finished_nodes_ = 0;
