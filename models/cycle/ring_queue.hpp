@@ -38,7 +38,7 @@ class RingQueue {
 
  private:
   void grow() {
-    std::vector<T> bigger(items_.empty() ? 16 : items_.size() * 2);
+    std::vector<T> bigger(items_.empty() ? 4 : items_.size() * 2);
     for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(items_[(head_ + i) & mask_]);
     items_ = std::move(bigger);
     head_ = 0;
