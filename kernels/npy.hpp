@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/output_file.hpp"  // write_npy writes through it
 #include "kernels/scalar.hpp"
 #include "kernels/tensor3.hpp"
 
@@ -31,9 +32,5 @@ Tensor3<T> read_npy_tensor(const std::string& path);
 
 template <class T>
 void write_npy(const std::string& path, const Tensor3<T>& tensor);
-
-// Writes `contents` to `path` through a temporary file in the same folder and a rename, so a
-// reader never sees a half-written file. Throws std::runtime_error naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& contents);
 
 }  // namespace torus

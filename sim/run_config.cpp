@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kernels/npy.hpp"
+#include "kernels/output_file.hpp"
 
 namespace torus {
 
@@ -55,23 +56,9 @@ TransformOptions RunConfig::transform_options() const {
 
 namespace {
 
-// Refuses, before any work, an output path whose folder is missing or not writable: found out
-// after a long simulation, it would waste the run.
-void check_writable(std::string_view key, const std::string& path) {
-  if (path.empty()) return;
-  const auto target = std::filesystem::path(path);
-  const auto folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
-  std::error_code error;
-  if (!std::filesystem::is_directory(folder, error))
-    throw std::invalid_argument(std::string(key) + ": folder '" + folder.string() + "' does not exist");
-  const auto probe = folder / (".torus-sim-write-check-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(probe);
-    if (!out) throw std::invalid_argument(std::string(key) + ": cannot write in folder '" + folder.string() + "'");
-  }
-  std::error_code ignored;
-  std::filesystem::remove(probe, ignored);
-}
+// Refuses, before any work, an output path that cannot be written (a missing or read-only
+// folder, a device, a directory): found out after a long simulation, it would waste the run.
+void check_writable(std::string_view key, const std::string& path) { check_output_path(key, path); }
 
 }  // namespace
 

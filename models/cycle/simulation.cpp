@@ -148,13 +148,13 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (waveform) waveform->finish();  // a stalled run keeps its waveform: it shows the stall
   report.fault = top.fault_record();
   if (fault.kind() != FaultKind::None && report.fault.empty())
     report.fault = "fault " + fault.fault + " was set but never fired (nothing passed its place after cycle " +
                    std::to_string(fault.fault_cycle) + ")";
   check_stall(top, config, report);
 
-  waveform.reset();  // closes the file
   const StepRecords steps = step_records(top);
   if (!run.chrome_trace.empty()) write_chrome_trace(run.chrome_trace, top, steps, machine.clock_frequency());
   const std::size_t n = static_cast<std::size_t>(run.n), cost = is_complex_v<T> ? machine.complex_cost() : 1;
