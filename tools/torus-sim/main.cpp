@@ -15,6 +15,7 @@
 #include "kernels/text.hpp"
 #include "models/simulation.hpp"
 #include "sim/algorithm.hpp"
+#include "sim/child_process.hpp"
 #include "sim/parameter_bundle.hpp"
 #include "sim/report.hpp"
 #include "sim/run.hpp"
@@ -119,17 +120,18 @@ void apply(torus::ParameterSet& parameters, const std::string& scenario, const S
   for (const auto& [key, value] : given) parameters.set(key, value);
 }
 
-// Plots are drawn by tools/report.py with Debian's matplotlib, hence Debian's interpreter.
+// Plots are drawn by tools/report.py with Debian's matplotlib, hence Debian's interpreter. It
+// runs with an argument vector, never through a shell: folder names may hold quotes and ';'.
+// The script exits 2 for results it cannot read or a folder it may not write, 4 otherwise.
 int render_report(const std::string& results, const std::string& out) {
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::string command = python + " '" + std::string(TORUS_REPORT_SCRIPT) + "' '" + results + "'";
-  if (!out.empty()) command += " --out '" + out + "'";
-  const int status = std::system(command.c_str());
-  if (status != 0) {
-    std::cerr << "torus-sim: the report could not be rendered (see the message above)\n";
-    return code(ExitCode::RuntimeFailure);
-  }
-  return code(ExitCode::Success);
+  std::vector<std::string> args = {python, TORUS_REPORT_SCRIPT};
+  if (!out.empty()) args.insert(args.end(), {"--out", out});
+  args.insert(args.end(), {"--", results});
+  const int status = torus::run_child(args);
+  if (status == code(ExitCode::Success) || status == code(ExitCode::UsageError)) return status;
+  std::cerr << "torus-sim: the report could not be rendered (see the message above)\n";
+  return code(ExitCode::RuntimeFailure);
 }
 
 std::string own_executable(const char* argv0) {
