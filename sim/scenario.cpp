@@ -172,13 +172,18 @@ Scenario load_scenario(const std::string& path, ParameterSet& parameters) {
   return scenario;
 }
 
-std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const Scenario& scenario) {
+std::size_t sweep_size(const Scenario& scenario) {
   constexpr double max_points = 1e6;
   double count = 1;
   for (const SweepAxis& axis : scenario.sweep) count *= static_cast<double>(axis.values.size());
   if (count > max_points)
     throw std::invalid_argument(scenario.path + ": sweep: the lists make " + fmt::format("{:.0f}", count) +
                                 " points; allowed: at most 1000000");
+  return static_cast<std::size_t>(count);
+}
+
+std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const Scenario& scenario) {
+  sweep_size(scenario);
   std::vector<std::vector<std::pair<std::string, std::string>>> points(1);
   for (const SweepAxis& axis : scenario.sweep) {
     std::vector<std::vector<std::pair<std::string, std::string>>> next;

@@ -38,6 +38,10 @@ struct Scenario {
 // value fails here with its location). Throws std::invalid_argument "FILE:LINE:COL: ...".
 Scenario load_scenario(const std::string& path, ParameterSet& parameters);
 
+// How many points the sweep lists make (their product); throws std::invalid_argument beyond
+// a million.
+std::size_t sweep_size(const Scenario& scenario);
+
 // The points of a sweep: each is the list of (key, value) to set on top of the scenario,
 // the first axis varying slowest. One empty point when there is nothing to sweep.
 std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const Scenario& scenario);

@@ -42,6 +42,20 @@ inline CliRun run_cli(const std::string& arguments) {
   return run;
 }
 
+// A sweep's table (JSON Lines) without the two columns that measure the host (wall time and
+// memory): what must be the same however the sweep was run.
+inline std::string deterministic_table(const std::string& results_dir) {
+  std::ifstream in(results_dir + "/results.jsonl");
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json row = nlohmann::json::parse(line);
+    row.erase("wall_seconds");
+    row.erase("peak_memory_bytes");
+    out += row.dump() + "\n";
+  }
+  return out;
+}
+
 struct ProgramSettings {
   std::string folder;                      // working folder; empty: the test's own
   rlim_t file_size_limit = RLIM_INFINITY;  // a stand-in for a full disk

@@ -2,6 +2,7 @@
 // parameter declarations of RunConfig and MachineConfig, so --help, `params`, scenario files
 // and the parser never disagree.
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sysc/kernel/sc_externs.h>  // sc_main and sc_elab_and_sim, both extern "C"
 
@@ -21,6 +23,7 @@
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sweep.hpp"
+#include "sim/sweep_plan.hpp"
 #include "sim/verifier.hpp"
 
 namespace {
@@ -140,6 +143,45 @@ std::string own_executable(const char* argv0) {
   return error ? std::string(argv0) : self.string();
 }
 
+
+// Prints the planned points, one line each: number and the values swept.
+int list_sweep(const torus::SweepOptions& options) {
+  const torus::SweepPlan plan(options.scenario, options.overrides,
+                              [](const std::string& note) { std::cerr << "torus-sim: warning: " << note << '\n'; });
+  std::string out;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    out += fmt::format("{:05}", i);
+    for (const auto& [key, value] : plan.overrides(i)) out.append(" ").append(key).append("=").append(value);
+    out += '\n';
+  }
+  std::cout << out << std::flush;  // before the summary on stderr, which may be the same file
+  std::cerr << plan.size() << " points to run, " << plan.dropped() << " combinations dropped (P does not divide N)\n";
+  return code(ExitCode::Success);
+}
+
+int sweep_command(const torus::SweepOptions& options) {
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  bool status_shown = false;  // on a terminal, the status line is rewritten in place
+  torus::SweepListener listener;
+  listener.progress = [&](const std::string& line) {
+    std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
+    status_shown = tty;
+  };
+  listener.note = [&](const std::string& line) {
+    std::cerr << (status_shown ? "\n" : "") << "torus-sim: " << line << '\n';
+    status_shown = false;
+  };
+  const torus::SweepSummary summary = torus::run_sweep(options, listener);
+  std::cerr << (status_shown ? "\n" : "") << "results: " << summary.out_dir << "/results.csv and results.jsonl\n";
+  if (summary.failed != 0) std::cerr << "torus-sim: sweep: " << torus::describe_failures(summary) << '\n';
+  if (summary.interrupted_by != 0) {
+    std::cerr << "torus-sim: sweep stopped by signal " << summary.interrupted_by
+              << "; run the same command again to finish it\n";
+    std::signal(summary.interrupted_by, SIG_DFL);
+    ::raise(summary.interrupted_by);  // die of it, as a shell expects of an interrupted program
+  }
+  return summary.exit_code;
+}
 }  // namespace
 
 // Our own main, so SystemC's banner can be switched off before SystemC starts; SystemC then
@@ -175,6 +217,8 @@ int sc_main(int argc, char** argv) {
   sweep->add_option("--out", sweep_options.out_dir, "results folder (default: <scenario>-results)");
   Settings sweep_given;
   add_assignment_option(*sweep, sweep_given, "set a parameter for every point as key=value (repeatable)");
+  bool dry_run = false;
+  sweep->add_flag("--dry-run,--dry_run", dry_run, "plan the sweep and list its points (swept values) without running them");
 
   ScheduleQuery query;
   CLI::App* schedule = app.add_subcommand("schedule", "print the orbital schedule as text or JSON");
@@ -224,12 +268,7 @@ int sc_main(int argc, char** argv) {
     if (sweep->parsed()) {
       sweep_options.overrides = sweep_given;
       sweep_options.executable = own_executable(argv[0]);
-      const bool tty = ::isatty(STDERR_FILENO) != 0;
-      const torus::SweepSummary summary = torus::run_sweep(sweep_options, [tty](const std::string& line) {
-        std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
-      });
-      std::cerr << (tty ? "\n" : "") << "results: " << summary.out_dir << "/results.csv and results.jsonl\n";
-      return code(summary.failed == 0 ? ExitCode::Success : ExitCode::GoldenMismatch);
+      return dry_run ? list_sweep(sweep_options) : sweep_command(sweep_options);
     }
     apply(parameters, scenario, given);
     const torus::RunReport report =
