@@ -10,8 +10,10 @@
 //     P: [1, 2, 4, 8, 16, 32]
 //     fma_latency: [1, 4, 8]
 //
-// Every key must be a declared parameter (or description, include, sweep); errors name the
-// file, line and column, the value and what is allowed.
+// Every key must be a declared parameter (or description, include, sweep), given once, in one
+// YAML document; errors name the file, line and column, the value and what is allowed. Paths
+// (include and every path parameter, swept ones too) are relative to the file's folder. At
+// most 100 documents may be included in all.
 
 #include <string>
 #include <utility>
