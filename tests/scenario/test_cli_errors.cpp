@@ -120,3 +120,27 @@ TEST_CASE("same scenario and seed: bit-identical results and cycles, run to run 
   CHECK_FALSE(tables[0].empty());
   CHECK(tables[0] == tables[1]);
 }
+
+TEST_CASE("an option spelt with hyphens is named, with the underscore spelling", "[scenario][cli][errors]") {
+  const CliRun run = run_program({torus_sim_executable(), "run", "--fma-latency", "64"});
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("unknown option '--fma-latency' (did you mean '--fma_latency'? parameters are spelt "
+                                         "with underscores)"));
+  CHECK_THAT(run.output, !Catch::Contains("File does not exist"));
+  const CliRun misspelt = run_program({torus_sim_executable(), "run", "--fma_latncy", "4"});
+  CHECK(misspelt.exit_code == 2);
+  CHECK_THAT(misspelt.output, Catch::Contains("unknown option '--fma_latncy' (did you mean 'fma_latency'?)"));
+}
+
+TEST_CASE("a command whose standard output cannot be written fails", "[scenario][cli][errors]") {
+  TempDir dir;
+  for (const char* command : {"params", "schedule --N 4 --P 2", "run --N 4 --P 2 --direction forward"}) {
+    const std::string line = torus_sim_executable() + " " + command + " > /dev/full 2> " + dir.file("err.txt");
+    const int status = std::system(line.c_str());
+    std::ifstream in(dir.file("err.txt"));
+    const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(command << ": " << err);
+    CHECK(WEXITSTATUS(status) == 4);
+    CHECK_THAT(err, Catch::Contains("torus-sim: cannot write standard output"));
+  }
+}

@@ -2,8 +2,12 @@
 // parameter declarations of RunConfig and MachineConfig, so --help, `params`, scenario files
 // and the parser never disagree.
 
+#include <algorithm>
 #include <csignal>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
@@ -137,6 +141,32 @@ int render_report(const std::string& results, const std::string& out) {
   return code(ExitCode::RuntimeFailure);
 }
 
+// CLI11 takes the value of an unknown --option for the positional scenario file and reports
+// "scenario: File does not exist: 64"; this names the option instead, with the likely
+// spelling ("--fma-latency" is "--fma_latency").
+std::string unknown_option(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return "";
+  const auto named = app.get_subcommands([&](const CLI::App* c) { return c->get_name() == argv[1]; });
+  if (named.empty()) return "";
+  const CLI::App& command = *named.front();
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") return "";
+    if (!arg.starts_with("--") || arg.size() == 2) continue;
+    const std::string name = arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
+    if (command.get_option_no_throw("--" + name) != nullptr) continue;
+    std::string underscored = name;
+    std::replace(underscored.begin(), underscored.end(), '-', '_');
+    if (underscored != name && command.get_option_no_throw("--" + underscored) != nullptr)
+      return "unknown option '--" + name + "' (did you mean '--" + underscored + "'? parameters are spelt with underscores)";
+    std::vector<std::string> known;
+    for (const CLI::Option* option : command.get_options())
+      for (const std::string& long_name : option->get_lnames()) known.push_back(long_name);
+    return "unknown option '--" + name + "'" + torus::suggestion(name, known) + "; --help lists them";
+  }
+  return "";
+}
+
 std::string own_executable(const char* argv0) {
   std::error_code error;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -182,13 +212,23 @@ int sweep_command(const torus::SweepOptions& options) {
   }
   return summary.exit_code;
 }
+// A report that did not reach standard output (a full disk, a closed pipe) is a failure, not
+// a success: `torus-sim params > /dev/full` must not exit 0.
+int with_stdout_checked(int status) {
+  std::cout.flush();
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail()) return status;
+  std::cerr << "torus-sim: cannot write standard output" << (errno != 0 ? std::string(": ") + std::strerror(errno) : "") << '\n';
+  return status == code(ExitCode::Success) ? code(ExitCode::RuntimeFailure) : status;
+}
+
 }  // namespace
 
 // Our own main, so SystemC's banner can be switched off before SystemC starts; SystemC then
 // calls sc_main.
 int main(int argc, char** argv) {
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  return sc_core::sc_elab_and_sim(argc, argv);
+  return with_stdout_checked(sc_core::sc_elab_and_sim(argc, argv));
 }
 
 int sc_main(int argc, char** argv) {
@@ -248,6 +288,10 @@ int sc_main(int argc, char** argv) {
   std::string params_format = "text";
   params->add_option("--format", params_format, "text or markdown")->check(CLI::IsMember({"text", "markdown"}));
 
+  if (const std::string unknown = unknown_option(app, argc, argv); !unknown.empty()) {
+    std::cerr << "torus-sim " << argv[1] << ": " << unknown << '\n';
+    return code(ExitCode::UsageError);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
