@@ -12,8 +12,8 @@
 namespace torus {
 namespace {
 
-std::runtime_error npy_error(const std::string& path, const std::string& what) {
-  return std::runtime_error("npy file '" + path + "': " + what);
+NpyError npy_error(const std::string& path, const std::string& what) {
+  return NpyError("npy file '" + path + "': " + what);
 }
 
 struct Header {

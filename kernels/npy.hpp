@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,14 @@ struct NpyData {
   std::vector<std::complex<double>> values;
 };
 
-// Throws std::runtime_error naming the file and what is wrong with it.
+// A file that is not a readable .npy of the kind asked for: an input problem (exit code 2),
+// like any other bad parameter value.
+class NpyError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws NpyError naming the file and what is wrong with it.
 NpyData read_npy(const std::string& path);
 
 // Shape n1 x n2 x n3 with element (i,j,k) = x(i,j,k). Throws naming the file when the array

@@ -75,7 +75,11 @@ ScalarType validate(const RunConfig& config) {
   if (!config.input.empty()) {
     if (!std::filesystem::is_regular_file(config.input, error))
       throw std::invalid_argument("input: '" + config.input + "' is not a readable file");
-    complex = complex || read_npy(config.input).complex_valued;
+    try {
+      complex = complex || read_npy(config.input).complex_valued;
+    } catch (const NpyError& e) {
+      throw std::invalid_argument(std::string("input: ") + e.what());
+    }
   }
   if (config.domain == "real" && complex)
     throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +

@@ -144,3 +144,15 @@ TEST_CASE("a command whose standard output cannot be written fails", "[scenario]
     CHECK_THAT(err, Catch::Contains("torus-sim: cannot write standard output"));
   }
 }
+
+TEST_CASE("one rule for exit codes: a malformed input file is an input problem like a wrong shape", "[scenario][cli][errors]") {
+  TempDir dir;
+  std::ofstream(dir.file("bad.npy")) << "this is not NumPy\n";
+  const CliRun malformed = run_program({torus_sim_executable(), "run", "--N", "4", "--P", "2", "--input", dir.file("bad.npy")});
+  CHECK(malformed.exit_code == 2);
+  CHECK_THAT(malformed.output, Catch::Contains("input: npy file '" + dir.file("bad.npy") + "': is not a NumPy .npy file"));
+
+  const CliRun help = run_program({torus_sim_executable(), "--help"});
+  CHECK_THAT(help.output, Catch::Contains("2 input problems") && Catch::Contains("5 stalled") &&
+                              Catch::Contains("A sweep exits with the largest exit code among its points"));
+}

@@ -234,8 +234,10 @@ int main(int argc, char** argv) {
 int sc_main(int argc, char** argv) {
   CLI::App app{"torus-sim: orbital 3D transforms on a simulated P x P x P torus of fma nodes"};
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 pass, 2 bad parameters or usage, 3 golden mismatch or illegal schedule, 4 runtime failure, "
-             "5 stalled (the watchdog stopped a run that made no progress).");
+  app.footer("Exit codes: 0 pass; 2 input problems (bad parameters, scenario or input files, usage); 3 golden mismatch "
+             "or illegal schedule; 4 runtime failure (a file that cannot be written, a crash); 5 stalled (the watchdog "
+             "stopped a run that made no progress). A sweep exits with the largest exit code among its points (a point "
+             "killed by a signal counts as 4) and names it.");
 
   torus::ParameterBundle bundle;
   torus::RunConfig& config = bundle.run;
