@@ -212,6 +212,16 @@ int sweep_command(const torus::SweepOptions& options) {
   }
   return summary.exit_code;
 }
+// On a terminal, a long run's progress line is rewritten in place on stderr; elsewhere (logs,
+// pipes, sweeps) nothing is shown.
+torus::ProgressDisplay terminal_progress() {
+  if (::isatty(STDERR_FILENO) == 0) return {};
+  return [](const std::string& line) {
+    if (line.empty()) std::cerr << '\n';
+    else std::cerr << '\r' << line << "\x1b[K" << std::flush;  // erase what a longer line left
+  };
+}
+
 // A report that did not reach standard output (a full disk, a closed pipe) is a failure, not
 // a success: `torus-sim params > /dev/full` must not exit 0.
 int with_stdout_checked(int status) {
@@ -317,8 +327,9 @@ int sc_main(int argc, char** argv) {
       return dry_run ? list_sweep(sweep_options) : sweep_command(sweep_options);
     }
     apply(parameters, scenario, given);
-    const torus::RunReport report =
-        machine.engine == "systemc" ? torus::simulate(config, machine, bundle.fault) : torus::run_functional(config);
+    const torus::RunReport report = machine.engine == "systemc"
+                                        ? torus::simulate(config, machine, bundle.fault, terminal_progress())
+                                        : torus::run_functional(config);
     std::cout << torus::format_text(report);
     if (!report.passed()) {
       std::cerr << "torus-sim: golden check failed\n";
