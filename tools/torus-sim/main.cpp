@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -149,12 +150,20 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
   const auto named = app.get_subcommands([&](const CLI::App* c) { return c->get_name() == argv[1]; });
   if (named.empty()) return "";
   const CLI::App& command = *named.front();
+  const auto option_like = [](const std::string& name) {  // "--+" is a value (alpha), not an option
+    return !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
+           std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+  };
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--") return "";
-    if (!arg.starts_with("--") || arg.size() == 2) continue;
-    const std::string name = arg.substr(2, arg.find('=') == std::string::npos ? std::string::npos : arg.find('=') - 2);
-    if (command.get_option_no_throw("--" + name) != nullptr) continue;
+    const std::size_t equals = arg.find('=');
+    const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+    if (!arg.starts_with("--") || !option_like(name)) continue;
+    if (const CLI::Option* known = command.get_option_no_throw("--" + name)) {
+      if (equals == std::string::npos && known->get_items_expected_min() > 0) ++i;  // its value, whatever it looks like
+      continue;
+    }
     std::string underscored = name;
     std::replace(underscored.begin(), underscored.end(), '-', '_');
     if (underscored != name && command.get_option_no_throw("--" + underscored) != nullptr)
