@@ -130,7 +130,9 @@ TEST_CASE("an option spelt with hyphens is named, with the underscore spelling",
   const CliRun misspelt = run_program({torus_sim_executable(), "run", "--fma_latncy", "4"});
   CHECK(misspelt.exit_code == 2);
   CHECK_THAT(misspelt.output, Catch::Contains("unknown option '--fma_latncy' (did you mean 'fma_latency'?)"));
-  // Values that start with hyphens are values: a scheduling vector, a file name.
+  // Short options and their values, and values that start with hyphens, are left to the parser.
+  CHECK(run_program({torus_sim_executable(), "sweep", std::string(TORUS_SOURCE_DIR) + "/scenarios/all-alphas.yaml", "-j", "2",
+                     "--dry-run"}).exit_code == 0);
   CHECK(run_program({torus_sim_executable(), "run", "--N", "4", "--P", "2", "--direction", "forward", "--alpha", "--+"}).exit_code == 0);
   CHECK(run_program({torus_sim_executable(), "run", "--N", "4", "--P", "2", "--direction", "forward", "--alpha", "---"}).exit_code == 0);
 }

@@ -157,9 +157,10 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--") return "";
+    if (!arg.starts_with("--")) continue;
     const std::size_t equals = arg.find('=');
     const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
-    if (!arg.starts_with("--") || !option_like(name)) continue;
+    if (!option_like(name)) continue;
     if (const CLI::Option* known = command.get_option_no_throw("--" + name)) {
       if (equals == std::string::npos && known->get_items_expected_min() > 0) ++i;  // its value, whatever it looks like
       continue;
