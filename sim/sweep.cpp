@@ -57,6 +57,7 @@ struct Earlier {
 
 Earlier read_earlier(const std::string& dir, std::size_t point, const std::string& fingerprint) {
   const std::string path = point_file(dir, point, ".json");
+  check_output_path("--out", path);  // a record that could not be written would fail the sweep late
   std::ifstream in(path);
   if (!in) return {};
   Earlier e{false, nlohmann::json::parse(in, nullptr, false), ""};
@@ -122,6 +123,7 @@ class Runner {
   void finish(std::size_t point, const ChildExit& exit, double wall);
   void count(std::size_t point, int cls);
   void stop(int signal);
+  void abandon();
   void report() const;
 
   const SweepOptions& options_;
@@ -214,14 +216,28 @@ void Runner::stop(int signal) {
 void Runner::run() {
   HeldSignals signals;
   report();
-  while (summary_.interrupted_by == 0 && (next_ < todo_.size() || !running_.empty())) {
-    while (next_ < todo_.size() && running_.size() < std::max(1u, options_.jobs)) launch(todo_[next_++]);
-    reap(false);
-    table_.write_if_due(Clock::now());
-    if (next_ < todo_.size() && running_.size() < std::max(1u, options_.jobs)) continue;
-    if (const int s = signals.wait(std::chrono::milliseconds(1000)); s == SIGINT || s == SIGTERM) stop(s);
+  try {
+    while (summary_.interrupted_by == 0 && (next_ < todo_.size() || !running_.empty())) {
+      while (next_ < todo_.size() && running_.size() < std::max(1u, options_.jobs)) launch(todo_[next_++]);
+      reap(false);
+      table_.write_if_due(Clock::now());
+      if (next_ < todo_.size() && running_.size() < std::max(1u, options_.jobs)) continue;
+      if (const int s = signals.wait(std::chrono::milliseconds(1000)); s == SIGINT || s == SIGTERM) stop(s);
+    }
+  } catch (...) {
+    abandon();
+    throw;
   }
   table_.write();
+}
+
+// When the sweep itself fails (its folder cannot be written, ...), no point may outlive it.
+void Runner::abandon() {
+  for (const auto& [pid, running] : running_) {
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, nullptr, 0);
+  }
+  running_.clear();
 }
 
 void Runner::report() const {

@@ -184,6 +184,13 @@ TEST_CASE("a sweep refuses a results folder that is a file, and tables that are 
   CHECK_THAT(onto_fifo.output, Catch::Contains("'" + fifo + "' is a FIFO"));
   CHECK(fs::is_fifo(fifo));
   CHECK_FALSE(fs::exists(dir.file("out/points/00000.json")));  // refused before any point ran
+
+  fs::remove(fifo);
+  fs::create_directories(dir.file("out/points/00001.json"));
+  const CliRun onto_folder = sweep(scenario, dir.file("out"));
+  CHECK(onto_folder.exit_code == 2);
+  CHECK_THAT(onto_folder.output, Catch::Contains("--out: '" + dir.file("out/points/00001.json") + "' is a directory"));
+  CHECK_FALSE(fs::exists(dir.file("out/points/00000.json")));
 }
 
 TEST_CASE("planning 100,000 points lists each exactly once, in order, without the dropped ones", "[scenario][sweep][plan]") {
