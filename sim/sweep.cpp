@@ -57,7 +57,10 @@ struct Earlier {
 
 Earlier read_earlier(const std::string& dir, std::size_t point, const std::string& fingerprint) {
   const std::string path = point_file(dir, point, ".json");
-  check_output_path("--out", path);  // a record that could not be written would fail the sweep late
+  // A record that could not be written would fail the sweep late, after its point ran.
+  std::error_code error;
+  if (fs::exists(path, error) && !fs::is_regular_file(path, error))
+    throw std::invalid_argument("--out: '" + path + "' is not a regular file; allowed: a point's record or nothing");
   std::ifstream in(path);
   if (!in) return {};
   Earlier e{false, nlohmann::json::parse(in, nullptr, false), ""};

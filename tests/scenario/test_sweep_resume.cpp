@@ -189,7 +189,7 @@ TEST_CASE("a sweep refuses a results folder that is a file, and tables that are 
   fs::create_directories(dir.file("out/points/00001.json"));
   const CliRun onto_folder = sweep(scenario, dir.file("out"));
   CHECK(onto_folder.exit_code == 2);
-  CHECK_THAT(onto_folder.output, Catch::Contains("--out: '" + dir.file("out/points/00001.json") + "' is a directory"));
+  CHECK_THAT(onto_folder.output, Catch::Contains("--out: '" + dir.file("out/points/00001.json") + "' is not a regular file"));
   CHECK_FALSE(fs::exists(dir.file("out/points/00000.json")));
 }
 
