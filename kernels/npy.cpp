@@ -12,8 +12,8 @@
 namespace torus {
 namespace {
 
-std::runtime_error npy_error(const std::string& path, const std::string& what) {
-  return std::runtime_error("npy file '" + path + "': " + what);
+NpyError npy_error(const std::string& path, const std::string& what) {
+  return NpyError("npy file '" + path + "': " + what);
 }
 
 struct Header {
@@ -211,30 +211,6 @@ void write_npy(const std::string& path, const Tensor3<T>& tensor) {
   out += header;
   out.append(reinterpret_cast<const char*>(tensor.data()), tensor.size() * sizeof(T));
   write_file_atomically(path, out);
-}
-
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path temporary = target.parent_path() /
-                             (target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write '" + path + "': the folder does not exist or is not writable");
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw std::runtime_error("cannot write '" + path + "': write failed (disk full?)");
-    }
-  }
-  std::error_code error;
-  fs::rename(temporary, target, error);
-  if (error) {
-    fs::remove(temporary, error);
-    throw std::runtime_error("cannot write '" + path + "': rename failed");
-  }
 }
 
 template Tensor3<float> read_npy_tensor<float>(const std::string&);

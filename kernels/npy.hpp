@@ -5,9 +5,11 @@
 
 #include <complex>
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "kernels/output_file.hpp"  // write_npy writes through it
 #include "kernels/scalar.hpp"
 #include "kernels/tensor3.hpp"
 
@@ -21,7 +23,14 @@ struct NpyData {
   std::vector<std::complex<double>> values;
 };
 
-// Throws std::runtime_error naming the file and what is wrong with it.
+// A file that is not a readable .npy of the kind asked for: an input problem (exit code 2),
+// like any other bad parameter value.
+class NpyError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Throws NpyError naming the file and what is wrong with it.
 NpyData read_npy(const std::string& path);
 
 // Shape n1 x n2 x n3 with element (i,j,k) = x(i,j,k). Throws naming the file when the array
@@ -31,9 +40,5 @@ Tensor3<T> read_npy_tensor(const std::string& path);
 
 template <class T>
 void write_npy(const std::string& path, const Tensor3<T>& tensor);
-
-// Writes `contents` to `path` through a temporary file in the same folder and a rename, so a
-// reader never sees a half-written file. Throws std::runtime_error naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& contents);
 
 }  // namespace torus

@@ -3,7 +3,9 @@
 // in SystemC, checks every transform it computed against the golden reference and reports
 // cycles. SystemC elaborates one design per process: call this at most once per process.
 
+#include <functional>
 #include <stdexcept>
+#include <string>
 
 #include "sim/fault_config.hpp"
 #include "sim/machine_config.hpp"
@@ -18,8 +20,13 @@ class StallError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A line of progress for a long run (sim/progress_meter.hpp), or "" when the run is over and
+// the line may end; never called for runs of a few seconds.
+using ProgressDisplay = std::function<void(const std::string&)>;
+
 // Throws std::invalid_argument for bad parameters and StallError for a run that stopped
-// making progress.
-RunReport simulate(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault = {});
+// making progress. `progress`, when set, hears how far a long run is.
+RunReport simulate(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault = {},
+                   const ProgressDisplay& progress = {});
 
 }  // namespace torus

@@ -82,6 +82,11 @@ void ParameterSet::text(std::string key, std::string& field, std::string allowed
        [&field] { return field; }});
 }
 
+void ParameterSet::path(std::string key, std::string& field, std::string allowed, std::string description) {
+  text(key, field, std::move(allowed), std::move(description));
+  specs_.back().is_path = true;
+}
+
 void ParameterSet::set(std::string_view key, std::string_view value) {
   const ParameterSpec* spec = find(key);
   if (!spec) {

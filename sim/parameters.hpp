@@ -23,6 +23,8 @@ struct ParameterSpec {
   std::function<void(std::string_view)> check;
   // The value now held, as text.
   std::function<std::string()> current;
+  // A file path: written in a scenario file, a relative one is relative to that file's folder.
+  bool is_path = false;
 };
 
 class ParameterSet {
@@ -35,6 +37,8 @@ class ParameterSet {
   // Free text checked by `check` (which throws std::invalid_argument on bad input).
   void text(std::string key, std::string& field, std::string allowed, std::string description,
             std::function<void(std::string_view)> check = {});
+  // Free text naming a file (ParameterSpec::is_path).
+  void path(std::string key, std::string& field, std::string allowed, std::string description);
 
   // Sets one parameter from text; throws std::invalid_argument naming the key, the value and
   // what is allowed, with a close-spelling suggestion for an unknown key.

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "kernels/npy.hpp"
+#include "kernels/output_file.hpp"
 
 namespace torus {
 
@@ -19,7 +20,7 @@ void RunConfig::declare(ParameterSet& set) {
            [](std::string_view text) { axis_transform_names(text); });
   set.choice("normalisation", normalisation, {"none", "ortho"},
              "scaling of dft, dht and wht: none = forward unscaled and inverse 1/N, ortho = both 1/sqrt(N)");
-  set.text("user_matrix", user_matrix, "path of an N x N matrix (.npy, or text rows)",
+  set.path("user_matrix", user_matrix, "path of an N x N matrix (.npy, or text rows)",
            "matrix A of y = A x (row = output index) for transform 'user'");
   set.choice("algorithm", algorithm, algorithm_names(),
              "the Program generator that turns the problem and the torus into per-node task lists (sim/algorithms/)");
@@ -32,15 +33,15 @@ void RunConfig::declare(ParameterSet& set) {
   set.choice("domain", domain, {"auto", "real", "complex"},
              "element domain; auto = complex when a transform or the input file is complex");
   set.unsigned_integer("seed", seed, "", "seed of the default random input (uniform in [-1, 1))");
-  set.text("input", input, "path of an N x N x N .npy file, or empty", "input tensor instead of the random one");
-  set.text("output", output, "path of a .npy file, or empty",
+  set.path("input", input, "path of an N x N x N .npy file, or empty", "input tensor instead of the random one");
+  set.path("output", output, "path of a .npy file, or empty",
            "where to write the final result in canonical order (for 'both', the round trip)");
-  set.text("report_json", report_json, "path of a .json file, or empty", "where to write the run report as JSON");
+  set.path("report_json", report_json, "path of a .json file, or empty", "where to write the run report as JSON");
   set.integer("max_memory", max_memory, 0, std::int64_t{1} << 50, "bytes",
               "refuse a run whose estimated memory exceeds this; 0 = the memory the system reports available");
-  set.text("chrome_trace", chrome_trace, "path of a .json file, or empty (at most 4096 nodes)",
+  set.path("chrome_trace", chrome_trace, "path of a .json file, or empty (at most 4096 nodes)",
            "Chrome trace-event file (opens in Perfetto): per node, the compute and roll spans of every step");
-  set.text("vcd_trace", vcd_trace, "path of a .vcd file, or empty (at most 64 nodes)",
+  set.path("vcd_trace", vcd_trace, "path of a .vcd file, or empty (at most 64 nodes)",
            "waveform (GTKWave): per node fma-busy and stall cause, per link words sent and buffer occupancy; "
            "steps every cycle (fast_forward is off while tracing)");
 }
@@ -55,23 +56,9 @@ TransformOptions RunConfig::transform_options() const {
 
 namespace {
 
-// Refuses, before any work, an output path whose folder is missing or not writable: found out
-// after a long simulation, it would waste the run.
-void check_writable(std::string_view key, const std::string& path) {
-  if (path.empty()) return;
-  const auto target = std::filesystem::path(path);
-  const auto folder = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
-  std::error_code error;
-  if (!std::filesystem::is_directory(folder, error))
-    throw std::invalid_argument(std::string(key) + ": folder '" + folder.string() + "' does not exist");
-  const auto probe = folder / (".torus-sim-write-check-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(probe);
-    if (!out) throw std::invalid_argument(std::string(key) + ": cannot write in folder '" + folder.string() + "'");
-  }
-  std::error_code ignored;
-  std::filesystem::remove(probe, ignored);
-}
+// Refuses, before any work, an output path that cannot be written (a missing or read-only
+// folder, a device, a directory): found out after a long simulation, it would waste the run.
+void check_writable(std::string_view key, const std::string& path) { check_output_path(key, path); }
 
 }  // namespace
 
@@ -88,7 +75,11 @@ ScalarType validate(const RunConfig& config) {
   if (!config.input.empty()) {
     if (!std::filesystem::is_regular_file(config.input, error))
       throw std::invalid_argument("input: '" + config.input + "' is not a readable file");
-    complex = complex || read_npy(config.input).complex_valued;
+    try {
+      complex = complex || read_npy(config.input).complex_valued;
+    } catch (const NpyError& e) {
+      throw std::invalid_argument(std::string("input: ") + e.what());
+    }
   }
   if (config.domain == "real" && complex)
     throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +

@@ -41,7 +41,12 @@ template <class T>
 Tensor3<T> make_input(const RunConfig& config) {
   const auto n = static_cast<std::size_t>(config.n);
   if (config.input.empty()) return random_tensor<T>(n, config.seed);
-  Tensor3<T> x = read_npy_tensor<T>(config.input);
+  Tensor3<T> x;
+  try {
+    x = read_npy_tensor<T>(config.input);
+  } catch (const NpyError& e) {
+    throw std::invalid_argument(std::string("input: ") + e.what());
+  }
   if (x.extents() != Extents3{n, n, n})
     throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n) + " x " + std::to_string(n) +
                                 " x " + std::to_string(n) + " (N = " + std::to_string(n) + ")");

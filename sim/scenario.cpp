@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -33,11 +34,78 @@ std::string scalar_text(const std::string& path, const YAML::Node& node, const s
 
 constexpr const char* reserved[] = {"description", "include", "sweep"};
 
+constexpr int max_depth = 32;
+
+std::invalid_argument too_deep(const std::string& path, int line) {
+  return std::invalid_argument(path + ":" + std::to_string(line) + ": nested more than " + std::to_string(max_depth) +
+                               " levels deep");
+}
+
+// Counts flow nesting ([ and {) and indentation the way YAML reads them, closely enough to
+// bound the parser's recursion: brackets in comments and quoted scalars do not nest. A quoted
+// scalar is taken to end with its line, so that a quote misread can hide one line at most.
+class NestingScan {
+ public:
+  explicit NestingScan(const std::string& path) : path_(path) {}
+
+  void next(char c) {
+    if (c == '\n') return new_line();
+    if (comment_) return;
+    if (quote_ != 0) return in_quote(c);
+    if (line_start_ && (c == ' ' || c == '-' || c == '?' || c == '\t')) {
+      if (++indent_ > 2 * static_cast<std::size_t>(max_depth)) throw too_deep(path_, line_);
+      if (c == '-' || c == '?') expect_scalar_ = true;
+      return;
+    }
+    line_start_ = false;
+    if (c == ' ' || c == '\t') {
+      after_space_ = true;
+      return;
+    }
+    plain(c);
+    after_space_ = false;
+  }
+
+ private:
+  void new_line() {
+    ++line_;
+    line_start_ = expect_scalar_ = after_space_ = true;
+    comment_ = false;
+    quote_ = 0;
+    indent_ = 0;
+  }
+
+  void in_quote(char c) {
+    if (escaped_) escaped_ = false;
+    else if (quote_ == '"' && c == '\\') escaped_ = true;
+    else if (c == quote_) quote_ = 0;  // a doubled '' reopens at once: the same as staying inside
+  }
+
+  void plain(char c) {
+    if (c == '#' && after_space_) {
+      comment_ = true;
+    } else if ((c == '"' || c == '\'') && expect_scalar_) {
+      quote_ = c;
+    } else if (c == '[' || c == '{') {
+      if (++depth_ > max_depth) throw too_deep(path_, line_);
+    } else if ((c == ']' || c == '}') && depth_ > 0) {
+      --depth_;
+    }
+    // A scalar may start after an indicator; anything else is inside a plain scalar.
+    expect_scalar_ = c == '[' || c == '{' || c == ',' || c == ':' || (expect_scalar_ && (c == '-' || c == '?'));
+  }
+
+  const std::string& path_;
+  int depth_ = 0, line_ = 1;
+  std::size_t indent_ = 0;
+  bool line_start_ = true, expect_scalar_ = true, after_space_ = true, comment_ = false, escaped_ = false;
+  char quote_ = 0;
+};
+
 // Scenario files are small and shallow. Refusing anything else up front keeps the parser (which
 // recurses per nesting level) away from inputs that could exhaust its stack.
 std::string read_scenario_text(const std::string& path) {
   constexpr std::uintmax_t max_bytes = 1 << 20;
-  constexpr int max_depth = 32;
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error))
     throw std::invalid_argument(path + ": cannot be opened for reading (not a regular file)");
@@ -46,32 +114,42 @@ std::string read_scenario_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot be opened for reading");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  int depth = 0, line = 1;
-  std::size_t indent = 0;
-  bool line_start = true;
-  for (const char c : text) {
-    if (c == '\n') {
-      ++line;
-      line_start = true;
-      indent = 0;
-      continue;
-    }
-    if (line_start && (c == ' ' || c == '-' || c == '?' || c == '\t')) {
-      if (++indent > 2 * max_depth)
-        throw std::invalid_argument(path + ":" + std::to_string(line) + ": nested more than " + std::to_string(max_depth) +
-                                    " levels deep");
-      continue;
-    }
-    line_start = false;
-    if (c == '[' || c == '{') {
-      if (++depth > max_depth)
-        throw std::invalid_argument(path + ":" + std::to_string(line) + ": nested more than " + std::to_string(max_depth) +
-                                    " levels deep");
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
+  NestingScan scan(path);
+  for (const char c : text) scan.next(c);
   return text;
+}
+
+// The one document of a scenario file; a second one ('---') is refused, not ignored.
+YAML::Node parse_document(const std::string& path) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(read_scenario_text(path));
+  } catch (const YAML::ParserException& e) {
+    throw std::invalid_argument(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
+                                ": malformed YAML: " + e.msg);
+  }
+  if (documents.size() > 1)
+    throw located(path, documents[1], "a second YAML document ('---') is not allowed; a scenario is one document");
+  return documents.empty() ? YAML::Node() : documents.front();
+}
+
+// YAML readers keep the first or the last of a repeated key; either way a value is lost.
+void refuse_repeated_keys(const std::string& path, const YAML::Node& map) {
+  std::map<std::string, int> first_line;
+  for (const auto& entry : map) {
+    const std::string key = entry.first.Scalar();
+    const auto [at, fresh] = first_line.emplace(key, entry.first.Mark().line + 1);
+    if (!fresh)
+      throw located(path, entry.first, "'" + key + "' is given twice (first on line " + std::to_string(at->second) +
+                                           "); allowed: each key once");
+  }
+}
+
+// Paths in a scenario file are relative to the file's folder, as include: is.
+std::string as_written_in(const std::string& path, const ParameterSpec& spec, const std::string& value) {
+  if (!spec.is_path || value.empty() || std::filesystem::path(value).is_absolute()) return value;
+  const auto folder = std::filesystem::path(path).parent_path();
+  return folder.empty() ? value : (folder / value).lexically_normal().string();
 }
 
 class Loader {
@@ -80,15 +158,10 @@ class Loader {
 
   void load(const std::string& path, int depth) {
     if (depth > 8) throw std::invalid_argument(path + ": includes nest more than 8 deep (an include cycle?)");
-    YAML::Node root;
-    try {
-      root = YAML::Load(read_scenario_text(path));
-    } catch (const YAML::ParserException& e) {
-      throw std::invalid_argument(path + ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1) +
-                                  ": malformed YAML: " + e.msg);
-    }
+    const YAML::Node root = parse_document(path);
     if (root.IsNull()) return;
     if (!root.IsMap()) throw located(path, root, "a scenario is a map of parameter: value");
+    refuse_repeated_keys(path, root);
     if (const YAML::Node include = root["include"]) load_includes(path, include, depth);
     for (const auto& entry : root) {
       const std::string key = entry.first.Scalar();
@@ -107,6 +180,10 @@ class Loader {
       const auto target = (folder / relative).lexically_normal();
       std::error_code error;  // a name the system cannot even look up is just not a file
       if (!std::filesystem::is_regular_file(target, error)) throw located(path, item, "include: '" + relative + "' is not a file");
+      // Depth alone does not bound the work: ten includes a file, eight deep, is 10^8 files.
+      if (++included_ > max_included)
+        throw located(path, item, "include: more than " + std::to_string(max_included) +
+                                      " included documents in all; allowed: at most " + std::to_string(max_included));
       load(target.string(), depth + 1);
     };
     if (include.IsSequence())
@@ -121,7 +198,7 @@ class Loader {
       throw located(path, key_node, "unknown key '" + key + "'" + suggestion(key, keys) +
                                         "; 'torus-sim params' lists the parameters");
     }
-    const std::string text = scalar_text(path, value, key);
+    const std::string text = as_written_in(path, *parameters_.find(key), scalar_text(path, value, key));
     try {
       parameters_.set(key, text);
     } catch (const std::invalid_argument& e) {
@@ -142,9 +219,9 @@ class Loader {
       }
       SweepAxis axis{key, {}};
       const YAML::Node values = entry.second;
-      if (values.IsScalar()) axis.values.push_back(values.Scalar());
+      if (values.IsScalar()) axis.values.push_back(as_written_in(path, *spec, values.Scalar()));
       else if (values.IsSequence() && values.size() > 0)
-        for (const auto& v : values) axis.values.push_back(scalar_text(path, v, key));
+        for (const auto& v : values) axis.values.push_back(as_written_in(path, *spec, scalar_text(path, v, key)));
       else throw located(path, values, "sweep: " + key + " needs a non-empty list of values");
       for (std::size_t i = 0; i < axis.values.size(); ++i) {
         try {
@@ -159,8 +236,10 @@ class Loader {
     }
   }
 
+  static constexpr std::size_t max_included = 100;
   ParameterSet& parameters_;
   Scenario& scenario_;
+  std::size_t included_ = 0;
 };
 
 }  // namespace
@@ -172,13 +251,18 @@ Scenario load_scenario(const std::string& path, ParameterSet& parameters) {
   return scenario;
 }
 
-std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const Scenario& scenario) {
+std::size_t sweep_size(const Scenario& scenario) {
   constexpr double max_points = 1e6;
   double count = 1;
   for (const SweepAxis& axis : scenario.sweep) count *= static_cast<double>(axis.values.size());
   if (count > max_points)
     throw std::invalid_argument(scenario.path + ": sweep: the lists make " + fmt::format("{:.0f}", count) +
                                 " points; allowed: at most 1000000");
+  return static_cast<std::size_t>(count);
+}
+
+std::vector<std::vector<std::pair<std::string, std::string>>> sweep_points(const Scenario& scenario) {
+  sweep_size(scenario);
   std::vector<std::vector<std::pair<std::string, std::string>>> points(1);
   for (const SweepAxis& axis : scenario.sweep) {
     std::vector<std::vector<std::pair<std::string, std::string>>> next;

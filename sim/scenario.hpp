@@ -10,8 +10,10 @@
 //     P: [1, 2, 4, 8, 16, 32]
 //     fma_latency: [1, 4, 8]
 //
-// Every key must be a declared parameter (or description, include, sweep); errors name the
-// file, line and column, the value and what is allowed.
+// Every key must be a declared parameter (or description, include, sweep), given once, in one
+// YAML document; errors name the file, line and column, the value and what is allowed. Paths
+// (include and every path parameter, swept ones too) are relative to the file's folder. At
+// most 100 documents may be included in all.
 
 #include <string>
 #include <utility>
@@ -37,6 +39,10 @@ struct Scenario {
 // Reads and checks a scenario against `parameters` (each setting is tried on it, so a bad
 // value fails here with its location). Throws std::invalid_argument "FILE:LINE:COL: ...".
 Scenario load_scenario(const std::string& path, ParameterSet& parameters);
+
+// How many points the sweep lists make (their product); throws std::invalid_argument beyond
+// a million.
+std::size_t sweep_size(const Scenario& scenario);
 
 // The points of a sweep: each is the list of (key, value) to set on top of the scenario,
 // the first axis varying slowest. One empty point when there is nothing to sweep.

@@ -1,14 +1,20 @@
 #pragma once
-// Sweeps: the Cartesian product of a scenario's sweep lists, each point simulated in its own
-// process (SystemC elaborates one design per process), up to `jobs` at once.
+// Sweeps: the Cartesian product of a scenario's sweep lists (sim/sweep_plan.hpp), each point
+// simulated in its own process (SystemC elaborates one design per process), up to `jobs` at
+// once.
 //
 // Results live in a folder: points/NNNNN.json holds each finished point (written atomically),
-// and results.csv / results.jsonl are rewritten atomically from all finished points, in point
-// order, after each one. So a sweep can be killed at any moment and run again: finished points
-// are skipped and the final tables equal those of an uninterrupted run (wall time and process
-// memory, which measure the host, aside).
+// and results.csv / results.jsonl hold a row per finished point, in point order (rewritten
+// at most once a second, and at the end). So a sweep can be killed at any moment and run
+// again: finished points are skipped, and points whose record is missing, unreadable or says
+// the point died of a signal run again, so the final tables equal those of an uninterrupted
+// run (wall time and process memory, which measure the host, aside).
+//
+// SIGINT and SIGTERM are passed on to the running points; the sweep waits for them, writes
+// its tables and then dies of the same signal.
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,11 +34,25 @@ struct SweepSummary {
   std::size_t dropped = 0;  // combinations that are no valid run (P does not divide N)
   std::size_t skipped = 0;  // finished in an earlier run
   std::size_t ran = 0;
-  std::size_t failed = 0;   // exit code other than 0 (golden mismatch, watchdog, ...)
+  std::size_t failed = 0;   // points whose exit code is not 0, in this run or an earlier one
+  // The worst point's class, the sweep's exit code: the largest of the points' exit codes
+  // (2 input, 3 golden mismatch, 4 runtime failure or killed by a signal, 5 stalled), 0 if
+  // every point passed; with the first point of that class.
+  int exit_code = 0;
+  std::size_t worst_point = 0;
+  std::map<int, std::size_t> failed_by_code;
+  int interrupted_by = 0;  // SIGINT or SIGTERM when the sweep was stopped
   std::string out_dir;
 };
 
-// `progress` receives a one-line status after each point (done, failed, ETA).
-SweepSummary run_sweep(const SweepOptions& options, const std::function<void(const std::string&)>& progress);
+struct SweepListener {
+  std::function<void(const std::string&)> progress;  // a status line after each point
+  std::function<void(const std::string&)> note;      // warnings and what resuming found
+};
+
+SweepSummary run_sweep(const SweepOptions& options, const SweepListener& listener);
+
+// "2 failed: 1 input problem (exit 2), 1 stalled (exit 5); worst: stalled (exit 5), first at point 7"
+std::string describe_failures(const SweepSummary& summary);
 
 }  // namespace torus

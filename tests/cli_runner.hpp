@@ -2,10 +2,14 @@
 // Runs the torus-sim program in its own process (SystemC elaborates one design per process)
 // and reads back its JSON report.
 
+#include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fstream>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +37,54 @@ inline CliRun run_cli(const std::string& arguments) {
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream in(json);
   if (in) run.report = nlohmann::json::parse(in);
+  std::ifstream text(log);
+  run.output.assign(std::istreambuf_iterator<char>(text), std::istreambuf_iterator<char>());
+  return run;
+}
+
+// A sweep's table (JSON Lines) without the two columns that measure the host (wall time and
+// memory): what must be the same however the sweep was run.
+inline std::string deterministic_table(const std::string& results_dir) {
+  std::ifstream in(results_dir + "/results.jsonl");
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json row = nlohmann::json::parse(line);
+    row.erase("wall_seconds");
+    row.erase("peak_memory_bytes");
+    out += row.dump() + "\n";
+  }
+  return out;
+}
+
+struct ProgramSettings {
+  std::string folder;                      // working folder; empty: the test's own
+  rlim_t file_size_limit = RLIM_INFINITY;  // a stand-in for a full disk
+};
+
+// Runs a program with an argument vector, as it is: quotes, spaces and semicolons in the
+// arguments reach it unchanged. Returns its exit code (-1 if a signal ended it) and its output.
+inline CliRun run_program(const std::vector<std::string>& arguments, const ProgramSettings& settings = {}) {
+  TempDir dir;
+  const std::string log = dir.file("output.txt");
+  std::vector<char*> argv;
+  for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails instead of killing
+    const rlimit limit{settings.file_size_limit, settings.file_size_limit};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    if (!settings.folder.empty() && ::chdir(settings.folder.c_str()) != 0) ::_exit(126);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  CliRun run;
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   std::ifstream text(log);
   run.output.assign(std::istreambuf_iterator<char>(text), std::istreambuf_iterator<char>());
   return run;

@@ -20,6 +20,8 @@ machine and its load; run it on an idle machine and say which):
 import argparse
 import json
 import os
+import platform
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -112,6 +114,17 @@ def growth(args):
             break
 
 
+def describe_machine():
+    """What a speed figure is worth without: the processor, its cores, and how busy it was."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), None)
+    except OSError:
+        model = None
+    return (f"machine: {model or platform.processor() or 'unknown processor'}, {os.cpu_count()} cores, "
+            f"{platform.system()} {platform.release()}, load average {os.getloadavg()[0]:.2f} at the start")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("table", nargs="?", choices=["scaling", "growth", "all"], default="all")
@@ -121,6 +134,9 @@ def main():
     parser.add_argument("--budget-seconds", type=float, default=600.0, help="stop growing the torus past this wall time")
     parser.add_argument("--sizes", default="8,12,16,20,24,28,32", help="torus edges P for the growth table, b = 4")
     args = parser.parse_args()
+    # A table of speeds means little without the machine and the command that measured it.
+    print(describe_machine())
+    print("command: " + " ".join(shlex.quote(a) for a in ["python3", "tools/benchmark.py", *sys.argv[1:]]) + "\n")
     if args.table in ("scaling", "all"):
         scaling(args)
     if args.table in ("growth", "all"):

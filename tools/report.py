@@ -16,7 +16,9 @@ import html
 import io
 import json
 import os
+import stat
 import sys
+import tempfile
 
 import matplotlib
 
@@ -27,6 +29,15 @@ CLASSES = ["busy", "dependency", "operand", "backpressure", "idle"]
 DIRECTIONS = ["+Q", "-Q", "+R", "-R", "+S", "-S"]
 
 
+class InputError(Exception):
+    """Results that cannot be read, or an output that may not be written: exit code 2."""
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def load(path):
     """Rows (one per point) and the full run reports, from a sweep folder or a report file."""
     if os.path.isdir(path):
@@ -34,12 +45,9 @@ def load(path):
         with open(os.path.join(path, "results.jsonl"), encoding="utf-8") as f:
             rows = [json.loads(line) for line in f if line.strip()]
         for row in rows:
-            point = os.path.join(path, "points", f"{row['point']:05}.json")
-            with open(point, encoding="utf-8") as f:
-                reports.append(json.load(f).get("report"))
+            reports.append(read_json(os.path.join(path, "points", f"{int(row['point']):05}.json")).get("report"))
         return rows, reports
-    with open(path, encoding="utf-8") as f:
-        report = json.load(f)
+    report = read_json(path)
     t = report.get("timing", {})
     row = {"point": 0, "status": "ok" if report.get("passed") else "failed", "N": report["N"], "P": report["P"],
            "transform": report["transform"], "alpha": report["alpha"], "passed": report.get("passed"),
@@ -49,6 +57,53 @@ def load(path):
     for c in CLASSES:
         row["cycles_" + c] = t.get("node_cycles", {}).get(c)
     return [row], [report]
+
+
+def load_checked(path):
+    """load(), with anything that is not torus-sim output refused in one clear sentence."""
+    try:
+        rows, reports = load(path)
+        for row in rows:
+            int(row["point"]), int(row["N"]), int(row["P"])
+        return rows, reports
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        what = "folder" if os.path.isdir(path) else "file"
+        raise InputError(f"{path}: this {what} is not a torus-sim sweep folder (results.jsonl and points/) "
+                         f"or a run's --report_json file ({type(e).__name__}: {e})") from e
+
+
+def refuse_unless_writable(path, folder=False):
+    """An output must be a regular file (or, for `folder`, a directory) or not exist yet; links
+    are followed. A device, FIFO or directory in its place is never replaced."""
+    target = os.path.realpath(path)
+    if not os.path.exists(target) or (os.path.isdir(target) if folder else os.path.isfile(target)):
+        return
+    mode = os.stat(target).st_mode
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+             (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISREG, "a regular file"))
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    allowed = "a folder" if folder else "a new file or an existing regular file (or a link to one)"
+    raise InputError(f"--out: '{path}' is {kind}; allowed: {allowed}")
+
+
+def write_atomically(path, data):
+    """Writes through a temporary file renamed into place (a reader never sees half a file),
+    replacing the file a link names rather than the link."""
+    refuse_unless_writable(path)
+    target = os.path.realpath(path)
+    fd, temporary = tempfile.mkstemp(dir=os.path.dirname(target), prefix=os.path.basename(target) + ".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, stat.S_IMODE(os.stat(target).st_mode) if os.path.exists(target) else 0o666 & ~umask)
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 def number(v):
@@ -186,15 +241,18 @@ def table(rows):
     return keys, [[cell(r.get(k)) for k in keys] for r in rows]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results")
-    parser.add_argument("--out", help="folder for report.md, report.html and plots/ (default: next to the results)")
-    args = parser.parse_args()
-    rows, reports = load(args.results)
+PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links"]
+
+
+def render(args):
+    rows, reports = load_checked(args.results)
     if not rows:
-        sys.exit(f"{args.results}: no finished points to report")
+        raise InputError(f"{args.results}: no finished points to report")
     out = args.out or (args.results if os.path.isdir(args.results) else os.path.splitext(args.results)[0] + "-report")
+    refuse_unless_writable(out, folder=True)
+    refuse_unless_writable(os.path.join(out, "plots"), folder=True)
+    for name in ["report.md", "report.html"] + [os.path.join("plots", n + ".png") for n in PLOT_NAMES]:
+        refuse_unless_writable(os.path.join(out, name))
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
 
     plots = []
@@ -221,10 +279,7 @@ def main():
     md += ["| " + " | ".join(c) + " |" for c in cells]
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(summary)}</p>"]
     for name, caption, png in plots:
-        target = os.path.join(out, "plots", name + ".png")
-        with open(target + ".tmp", "wb") as f:  # renamed into place: never a truncated picture
-            f.write(png)
-        os.replace(target + ".tmp", target)
+        write_atomically(os.path.join(out, "plots", name + ".png"), png)
         md += ["", f"## {caption}", "", f"![{caption}](plots/{name}.png)"]
         data = base64.b64encode(png).decode("ascii")
         body.append(f"<h2>{html.escape(caption)}</h2><img alt=\"{html.escape(caption)}\" src=\"data:image/png;base64,{data}\">")
@@ -236,11 +291,25 @@ def main():
     page = f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title><style>{style}</style></head>" \
            f"<body>{''.join(body)}</body></html>\n"
     for name, text in (("report.md", "\n".join(md) + "\n"), ("report.html", page)):
-        temporary = os.path.join(out, name + ".tmp")
-        with open(temporary, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(temporary, os.path.join(out, name))
+        write_atomically(os.path.join(out, name), text.encode("utf-8"))
     print(f"{os.path.join(out, 'report.html')} and report.md with {len(plots)} plots")
+
+
+def main():
+    """Exit codes as torus-sim's: 2 for results it cannot read or an output it may not replace,
+    4 when writing fails."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results")
+    parser.add_argument("--out", help="folder for report.md, report.html and plots/ (default: next to the results)")
+    args = parser.parse_args()
+    try:
+        render(args)
+    except InputError as e:
+        print(f"report: {e}", file=sys.stderr)
+        sys.exit(2)
+    except OSError as e:
+        print(f"report: cannot write the report: {e}", file=sys.stderr)
+        sys.exit(4)
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ WideMatrix read_npy_matrix(const std::string& path) {
   NpyData data;
   try {
     data = read_npy(path);
-  } catch (const std::runtime_error& e) {
+  } catch (const NpyError& e) {
     throw std::invalid_argument(std::string("user_matrix: ") + e.what());
   }
   if (data.shape.size() != 2 || data.shape[0] != data.shape[1])

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kernels/npy.hpp"
+#include "kernels/output_file.hpp"
 
 namespace torus {
 

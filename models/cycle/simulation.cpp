@@ -1,6 +1,7 @@
 #include "models/simulation.hpp"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <sys/resource.h>
 
@@ -13,6 +14,7 @@
 #include "sim/analytic_model.hpp"
 #include "sim/memory_estimate.hpp"
 #include "sim/program_verifier.hpp"
+#include "sim/progress_meter.hpp"
 #include "sim/run_inputs.hpp"
 
 namespace torus {
@@ -127,7 +129,8 @@ void check_stall(const TorusTop& top, const TopConfig& config, RunReport& report
 }
 
 template <class T>
-Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report) {
+Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report,
+                          const ProgressDisplay& progress) {
   const CoefficientSet<T> c = make_coefficients<T>(run);
   report.inverse_defects = c.defects;
   const Program program = build_program(run, report.transforms);
@@ -135,7 +138,15 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   HostData<T> host{make_input<T>(run), {}, run.block_size()};
   for (const TransformOutcome& o : report.transforms)
     host.coefficients.push_back(o.direction == TransformDirection::Forward ? c.forward : c.inverse);
-  const TopConfig config = top_config(run, machine, fault);
+  const bool inverse_last = report.transforms.back().direction == TransformDirection::Inverse;
+  const AnalyticPrediction predicted = predict_cycles(
+      machine, {static_cast<std::size_t>(run.p), run.block_size(), program.transforms.size(), inverse_last, split});
+  TopConfig config = top_config(run, machine, fault);
+  std::optional<ProgressMeter> meter;
+  if (progress) {
+    meter.emplace(predicted.cycles, progress);
+    config.on_progress = [&meter](Cycle cycle) { meter->update(cycle); };
+  }
   const auto micro = make_micro_schedule(machine.micro_schedule);
   const auto policy = make_roll_policy(machine.roll_policy);
   TorusTop top("torus", config, program, *micro, *policy, split,
@@ -148,13 +159,14 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   sc_core::sc_start();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (meter && meter->shown()) progress("");
+  if (waveform) waveform->finish();  // a stalled run keeps its waveform: it shows the stall
   report.fault = top.fault_record();
   if (fault.kind() != FaultKind::None && report.fault.empty())
     report.fault = "fault " + fault.fault + " was set but never fired (nothing passed its place after cycle " +
                    std::to_string(fault.fault_cycle) + ")";
   check_stall(top, config, report);
 
-  waveform.reset();  // closes the file
   const StepRecords steps = step_records(top);
   if (!run.chrome_trace.empty()) write_chrome_trace(run.chrome_trace, top, steps, machine.clock_frequency());
   const std::size_t n = static_cast<std::size_t>(run.n), cost = is_complex_v<T> ? machine.complex_cost() : 1;
@@ -164,9 +176,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   timing.simulation_seconds = seconds;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) timing.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-  const bool inverse_last = report.transforms.back().direction == TransformDirection::Inverse;
-  timing.analytic = predict_cycles(machine, {static_cast<std::size_t>(run.p), run.block_size(), program.transforms.size(),
-                                             inverse_last, split});
+  timing.analytic = predicted;
   report.timing = timing;
 
   Tensor3<T> input = host.input, result, y_hat;
@@ -187,7 +197,8 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
 
 }  // namespace
 
-RunReport simulate(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault) {
+RunReport simulate(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault,
+                   const ProgressDisplay& progress) {
   const auto start = std::chrono::steady_clock::now();
   require_fresh_systemc_kernel();
   const ScalarType scalar = validate(run);
@@ -200,7 +211,7 @@ RunReport simulate(const RunConfig& run, const MachineConfig& machine, const Fau
   if (scalar.domain == Domain::Complex) report.fma_per_multiply_add = machine.complex_cost();
   report.machine = machine_echo(machine);
   dispatch_scalar(scalar, [&]<class T>() {
-    const Tensor3<T> result = simulate_typed<T>(run, machine, fault, report);
+    const Tensor3<T> result = simulate_typed<T>(run, machine, fault, report, progress);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_run_outputs(run, report, result);
   });

@@ -121,7 +121,9 @@ std::string TorusTop::fault_record() const {
 void TorusTop::watch() {
   const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks();
   // Look at the nodes only now and then: progress is rare to lose and costly to poll.
-  if (completed() || cycle % 64 != 0 || cycle < config_.watchdog_cycles) return;
+  if (completed() || cycle % 64 != 0) return;
+  if (config_.on_progress) config_.on_progress(cycle);
+  if (cycle < config_.watchdog_cycles) return;
   Cycle last_progress = 0;
   for (const Node& node : nodes) last_progress = std::max(last_progress, node.last_progress());
   if (cycle < last_progress + config_.watchdog_cycles) return;

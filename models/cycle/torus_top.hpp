@@ -32,6 +32,8 @@ struct TopConfig {
   Direction fault_link = Direction::PlusQ;
   Cycle fault_cycle = 0;
   int fault_bit = 52;
+  // Called every 64 cycles with the cycle, for a progress display; empty: not called.
+  std::function<void(Cycle)> on_progress;
 };
 
 // The torus's link channels, children of a module of their own. SystemC finds an object to

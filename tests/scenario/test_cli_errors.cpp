@@ -120,3 +120,44 @@ TEST_CASE("same scenario and seed: bit-identical results and cycles, run to run 
   CHECK_FALSE(tables[0].empty());
   CHECK(tables[0] == tables[1]);
 }
+
+TEST_CASE("an option spelt with hyphens is named, with the underscore spelling", "[scenario][cli][errors]") {
+  const CliRun run = run_program({torus_sim_executable(), "run", "--fma-latency", "64"});
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("unknown option '--fma-latency' (did you mean '--fma_latency'? parameters are spelt "
+                                         "with underscores)"));
+  CHECK_THAT(run.output, !Catch::Contains("File does not exist"));
+  const CliRun misspelt = run_program({torus_sim_executable(), "run", "--fma_latncy", "4"});
+  CHECK(misspelt.exit_code == 2);
+  CHECK_THAT(misspelt.output, Catch::Contains("unknown option '--fma_latncy' (did you mean 'fma_latency'?)"));
+  // Short options and their values, and values that start with hyphens, are left to the parser.
+  CHECK(run_program({torus_sim_executable(), "sweep", std::string(TORUS_SOURCE_DIR) + "/scenarios/all-alphas.yaml", "-j", "2",
+                     "--dry-run"}).exit_code == 0);
+  CHECK(run_program({torus_sim_executable(), "run", "--N", "4", "--P", "2", "--direction", "forward", "--alpha", "--+"}).exit_code == 0);
+  CHECK(run_program({torus_sim_executable(), "run", "--N", "4", "--P", "2", "--direction", "forward", "--alpha", "---"}).exit_code == 0);
+}
+
+TEST_CASE("a command whose standard output cannot be written fails", "[scenario][cli][errors]") {
+  TempDir dir;
+  for (const char* command : {"params", "schedule --N 4 --P 2", "run --N 4 --P 2 --direction forward"}) {
+    const std::string line = torus_sim_executable() + " " + command + " > /dev/full 2> " + dir.file("err.txt");
+    const int status = std::system(line.c_str());
+    std::ifstream in(dir.file("err.txt"));
+    const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(command << ": " << err);
+    CHECK(WEXITSTATUS(status) == 4);
+    CHECK_THAT(err, Catch::Contains("torus-sim: cannot write standard output"));
+  }
+}
+
+TEST_CASE("one rule for exit codes: a malformed input file is an input problem like a wrong shape", "[scenario][cli][errors]") {
+  TempDir dir;
+  std::ofstream(dir.file("bad.npy")) << "this is not NumPy\n";
+  const CliRun malformed = run_program({torus_sim_executable(), "run", "--N", "4", "--P", "2", "--input", dir.file("bad.npy")});
+  CHECK(malformed.exit_code == 2);
+  CHECK_THAT(malformed.output, Catch::Contains("input: npy file '" + dir.file("bad.npy") + "': is not a NumPy .npy file"));
+
+  const CliRun help = run_program({torus_sim_executable(), "--help"});
+  CHECK_THAT(help.output, Catch::Contains("2 input problems") && Catch::Contains("5 stalled") &&
+                              Catch::Contains("A sweep exits with the largest exit code among its points"));
+}

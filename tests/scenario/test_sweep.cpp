@@ -21,19 +21,6 @@ using namespace torus;
 
 namespace {
 
-// The table (JSON Lines) without the two columns that measure the host (wall time, memory).
-std::string deterministic_table(const std::string& results_dir) {
-  std::ifstream in(results_dir + "/results.jsonl");
-  std::string out;
-  for (std::string line; std::getline(in, line);) {
-    nlohmann::json row = nlohmann::json::parse(line);
-    row.erase("wall_seconds");
-    row.erase("peak_memory_bytes");
-    out += row.dump() + "\n";
-  }
-  return out;
-}
-
 int run_sweep_cli(const std::string& scenario, const std::string& out) {
   const std::string command = torus_sim_executable() + " sweep " + scenario + " -j 2 --out " + out + " > /dev/null 2>&1";
   const int status = std::system(command.c_str());

@@ -2,24 +2,33 @@
 // parameter declarations of RunConfig and MachineConfig, so --help, `params`, scenario files
 // and the parser never disagree.
 
+#include <algorithm>
+#include <csignal>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <stdexcept>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sysc/kernel/sc_externs.h>  // sc_main and sc_elab_and_sim, both extern "C"
 
 #include "kernels/text.hpp"
 #include "models/simulation.hpp"
 #include "sim/algorithm.hpp"
+#include "sim/child_process.hpp"
 #include "sim/parameter_bundle.hpp"
 #include "sim/report.hpp"
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sweep.hpp"
+#include "sim/sweep_plan.hpp"
 #include "sim/verifier.hpp"
 
 namespace {
@@ -119,17 +128,53 @@ void apply(torus::ParameterSet& parameters, const std::string& scenario, const S
   for (const auto& [key, value] : given) parameters.set(key, value);
 }
 
-// Plots are drawn by tools/report.py with Debian's matplotlib, hence Debian's interpreter.
+// Plots are drawn by tools/report.py with Debian's matplotlib, hence Debian's interpreter. It
+// runs with an argument vector, never through a shell: folder names may hold quotes and ';'.
+// The script exits 2 for results it cannot read or a folder it may not write, 4 otherwise.
 int render_report(const std::string& results, const std::string& out) {
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::string command = python + " '" + std::string(TORUS_REPORT_SCRIPT) + "' '" + results + "'";
-  if (!out.empty()) command += " --out '" + out + "'";
-  const int status = std::system(command.c_str());
-  if (status != 0) {
-    std::cerr << "torus-sim: the report could not be rendered (see the message above)\n";
-    return code(ExitCode::RuntimeFailure);
+  std::vector<std::string> args = {python, TORUS_REPORT_SCRIPT};
+  if (!out.empty()) args.insert(args.end(), {"--out", out});
+  args.insert(args.end(), {"--", results});
+  const int status = torus::run_child(args);
+  if (status == code(ExitCode::Success) || status == code(ExitCode::UsageError)) return status;
+  std::cerr << "torus-sim: the report could not be rendered (see the message above)\n";
+  return code(ExitCode::RuntimeFailure);
+}
+
+// CLI11 takes the value of an unknown --option for the positional scenario file and reports
+// "scenario: File does not exist: 64"; this names the option instead, with the likely
+// spelling ("--fma-latency" is "--fma_latency").
+std::string unknown_option(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2) return "";
+  const auto named = app.get_subcommands([&](const CLI::App* c) { return c->get_name() == argv[1]; });
+  if (named.empty()) return "";
+  const CLI::App& command = *named.front();
+  const auto option_like = [](const std::string& name) {  // "--+" is a value (alpha), not an option
+    return !name.empty() && std::isalpha(static_cast<unsigned char>(name[0])) &&
+           std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-'; });
+  };
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") return "";
+    if (!arg.starts_with("--")) continue;
+    const std::size_t equals = arg.find('=');
+    const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+    if (!option_like(name)) continue;
+    if (const CLI::Option* known = command.get_option_no_throw("--" + name)) {
+      if (equals == std::string::npos && known->get_items_expected_min() > 0) ++i;  // its value, whatever it looks like
+      continue;
+    }
+    std::string underscored = name;
+    std::replace(underscored.begin(), underscored.end(), '-', '_');
+    if (underscored != name && command.get_option_no_throw("--" + underscored) != nullptr)
+      return "unknown option '--" + name + "' (did you mean '--" + underscored + "'? parameters are spelt with underscores)";
+    std::vector<std::string> known;
+    for (const CLI::Option* option : command.get_options())
+      for (const std::string& long_name : option->get_lnames()) known.push_back(long_name);
+    return "unknown option '--" + name + "'" + torus::suggestion(name, known) + "; --help lists them";
   }
-  return code(ExitCode::Success);
+  return "";
 }
 
 std::string own_executable(const char* argv0) {
@@ -138,20 +183,81 @@ std::string own_executable(const char* argv0) {
   return error ? std::string(argv0) : self.string();
 }
 
+
+// Prints the planned points, one line each: number and the values swept.
+int list_sweep(const torus::SweepOptions& options) {
+  const torus::SweepPlan plan(options.scenario, options.overrides,
+                              [](const std::string& note) { std::cerr << "torus-sim: warning: " << note << '\n'; });
+  std::string out;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    out += fmt::format("{:05}", i);
+    for (const auto& [key, value] : plan.overrides(i)) out.append(" ").append(key).append("=").append(value);
+    out += '\n';
+  }
+  std::cout << out << std::flush;  // before the summary on stderr, which may be the same file
+  std::cerr << plan.size() << " points to run, " << plan.dropped() << " combinations dropped (P does not divide N)\n";
+  return code(ExitCode::Success);
+}
+
+int sweep_command(const torus::SweepOptions& options) {
+  const bool tty = ::isatty(STDERR_FILENO) != 0;
+  bool status_shown = false;  // on a terminal, the status line is rewritten in place
+  torus::SweepListener listener;
+  listener.progress = [&](const std::string& line) {
+    std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
+    status_shown = tty;
+  };
+  listener.note = [&](const std::string& line) {
+    std::cerr << (status_shown ? "\n" : "") << "torus-sim: " << line << '\n';
+    status_shown = false;
+  };
+  const torus::SweepSummary summary = torus::run_sweep(options, listener);
+  std::cerr << (status_shown ? "\n" : "") << "results: " << summary.out_dir << "/results.csv and results.jsonl\n";
+  if (summary.failed != 0) std::cerr << "torus-sim: sweep: " << torus::describe_failures(summary) << '\n';
+  if (summary.interrupted_by != 0) {
+    std::cerr << "torus-sim: sweep stopped by signal " << summary.interrupted_by
+              << "; run the same command again to finish it\n";
+    std::signal(summary.interrupted_by, SIG_DFL);
+    ::raise(summary.interrupted_by);  // die of it, as a shell expects of an interrupted program
+  }
+  return summary.exit_code;
+}
+// On a terminal, a long run's progress line is rewritten in place on stderr; elsewhere (logs,
+// pipes, sweeps) nothing is shown.
+torus::ProgressDisplay terminal_progress() {
+  if (::isatty(STDERR_FILENO) == 0) return {};
+  return [](const std::string& line) {
+    if (line.empty()) std::cerr << '\n';
+    else std::cerr << '\r' << line << "\x1b[K" << std::flush;  // erase what a longer line left
+  };
+}
+
+// A report that did not reach standard output (a full disk, a closed pipe) is a failure, not
+// a success: `torus-sim params > /dev/full` must not exit 0.
+int with_stdout_checked(int status) {
+  std::cout.flush();
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && !std::cout.fail()) return status;
+  std::cerr << "torus-sim: cannot write standard output" << (errno != 0 ? std::string(": ") + std::strerror(errno) : "") << '\n';
+  return status == code(ExitCode::Success) ? code(ExitCode::RuntimeFailure) : status;
+}
+
 }  // namespace
 
 // Our own main, so SystemC's banner can be switched off before SystemC starts; SystemC then
 // calls sc_main.
 int main(int argc, char** argv) {
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  return sc_core::sc_elab_and_sim(argc, argv);
+  return with_stdout_checked(sc_core::sc_elab_and_sim(argc, argv));
 }
 
 int sc_main(int argc, char** argv) {
   CLI::App app{"torus-sim: orbital 3D transforms on a simulated P x P x P torus of fma nodes"};
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 pass, 2 bad parameters or usage, 3 golden mismatch or illegal schedule, 4 runtime failure, "
-             "5 stalled (the watchdog stopped a run that made no progress).");
+  app.footer("Exit codes: 0 pass; 2 input problems (bad parameters, scenario or input files, usage); 3 golden mismatch "
+             "or illegal schedule; 4 runtime failure (a file that cannot be written, a crash); 5 stalled (the watchdog "
+             "stopped a run that made no progress). A sweep exits with the largest exit code among its points (a point "
+             "killed by a signal counts as 4) and names it.");
 
   torus::ParameterBundle bundle;
   torus::RunConfig& config = bundle.run;
@@ -173,6 +279,8 @@ int sc_main(int argc, char** argv) {
   sweep->add_option("--out", sweep_options.out_dir, "results folder (default: <scenario>-results)");
   Settings sweep_given;
   add_assignment_option(*sweep, sweep_given, "set a parameter for every point as key=value (repeatable)");
+  bool dry_run = false;
+  sweep->add_flag("--dry-run,--dry_run", dry_run, "plan the sweep and list its points (swept values) without running them");
 
   ScheduleQuery query;
   CLI::App* schedule = app.add_subcommand("schedule", "print the orbital schedule as text or JSON");
@@ -202,6 +310,10 @@ int sc_main(int argc, char** argv) {
   std::string params_format = "text";
   params->add_option("--format", params_format, "text or markdown")->check(CLI::IsMember({"text", "markdown"}));
 
+  if (const std::string unknown = unknown_option(app, argc, argv); !unknown.empty()) {
+    std::cerr << "torus-sim " << argv[1] << ": " << unknown << '\n';
+    return code(ExitCode::UsageError);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -222,16 +334,12 @@ int sc_main(int argc, char** argv) {
     if (sweep->parsed()) {
       sweep_options.overrides = sweep_given;
       sweep_options.executable = own_executable(argv[0]);
-      const bool tty = ::isatty(STDERR_FILENO) != 0;
-      const torus::SweepSummary summary = torus::run_sweep(sweep_options, [tty](const std::string& line) {
-        std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
-      });
-      std::cerr << (tty ? "\n" : "") << "results: " << summary.out_dir << "/results.csv and results.jsonl\n";
-      return code(summary.failed == 0 ? ExitCode::Success : ExitCode::GoldenMismatch);
+      return dry_run ? list_sweep(sweep_options) : sweep_command(sweep_options);
     }
     apply(parameters, scenario, given);
-    const torus::RunReport report =
-        machine.engine == "systemc" ? torus::simulate(config, machine, bundle.fault) : torus::run_functional(config);
+    const torus::RunReport report = machine.engine == "systemc"
+                                        ? torus::simulate(config, machine, bundle.fault, terminal_progress())
+                                        : torus::run_functional(config);
     std::cout << torus::format_text(report);
     if (!report.passed()) {
       std::cerr << "torus-sim: golden check failed\n";

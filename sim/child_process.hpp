@@ -1,0 +1,29 @@
+#pragma once
+// Child processes, started with an argument vector and never through a shell, so that names
+// holding quotes, spaces or ';' reach the program as they are.
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace torus {
+
+struct ChildExit {
+  int code = 0;    // the exit status, when the child exited
+  int signal = 0;  // the signal that ended it, or 0
+  // The code a shell would report: the exit status, or 128 + the signal.
+  int shell_code() const { return signal != 0 ? 128 + signal : code; }
+};
+
+// Starts args[0] (looked up on PATH when it holds no '/') with the default signal mask and
+// dispositions, whatever the parent blocks; stdout and stderr go to `log` when it is set.
+// Throws std::runtime_error when the program cannot be started.
+pid_t spawn_child(const std::vector<std::string>& args, const std::string& log = "");
+
+// What a wait status says about how a child ended.
+ChildExit child_exit(int wait_status);
+
+// Runs args to completion, output to ours; its shell code (exit status or 128 + signal).
+int run_child(const std::vector<std::string>& args);
+
+}  // namespace torus

@@ -1,0 +1,109 @@
+#include "sim/sweep_plan.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/parameter_bundle.hpp"
+#include "sim/scenario.hpp"
+
+namespace torus {
+namespace {
+
+std::size_t index_of(const Settings& values, const std::string& key) {
+  const auto at = std::find_if(values.begin(), values.end(), [&](const auto& kv) { return kv.first == key; });
+  if (at == values.end()) throw std::logic_error("sweep: no parameter '" + key + "'");
+  return static_cast<std::size_t>(at - values.begin());
+}
+
+// How the parameter reads each value back ("08" is 8): the value a point's run will report.
+std::vector<std::string> as_read_back(const SweepAxis& axis) {
+  ParameterBundle scratch;
+  const ParameterSpec& spec = *scratch.set.find(axis.key);
+  std::vector<std::string> values;
+  for (const std::string& value : axis.values) {
+    spec.assign(value);
+    values.push_back(spec.current());
+  }
+  return values;
+}
+
+}  // namespace
+
+SweepPlan::SweepPlan(const std::string& scenario_path, const Settings& overrides,
+                     const std::function<void(const std::string&)>& warn)
+    : given_(overrides) {
+  ParameterBundle bundle;
+  const Scenario scenario = load_scenario(scenario_path, bundle.set);
+  combinations_ = sweep_size(scenario);
+  for (const auto& [key, value] : overrides) {
+    try {
+      bundle.set.set(key, value);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("-p: ") + e.what());
+    }
+  }
+  for (const auto& spec : bundle.set.specs()) base_.emplace_back(spec.key, spec.current());
+  for (const SweepAxis& axis : scenario.sweep) {
+    const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const auto& kv) { return kv.first == axis.key; });
+    if (overridden)
+      warn("-p " + axis.key + "=" + base_[index_of(base_, axis.key)].second + " overrides the swept parameter " + axis.key +
+           ": its " + std::to_string(axis.values.size()) + " values in the scenario are not used");
+    axes_.push_back({index_of(base_, axis.key), as_read_back(axis), overridden});
+  }
+  keep_whole_blocks();
+  if (kept_.empty())
+    throw std::invalid_argument(scenario_path + ": sweep: all " + std::to_string(combinations_) +
+                                " combinations are dropped (P does not divide N in any of them); nothing to run");
+}
+
+// A product of N and P lists holds pairs with no whole block size; they are no run at all.
+void SweepPlan::keep_whole_blocks() {
+  const std::size_t n_at = index_of(base_, "N"), p_at = index_of(base_, "P");
+  std::vector<std::size_t> digit(axes_.size(), 0);
+  const auto value = [&](std::size_t parameter) {
+    for (std::size_t a = 0; a < axes_.size(); ++a)
+      if (axes_[a].parameter == parameter && !axes_[a].overridden) return std::stoll(axes_[a].values[digit[a]]);
+    return std::stoll(base_[parameter].second);
+  };
+  for (std::size_t combination = 0; combination < combinations_; ++combination) {
+    if (value(n_at) % value(p_at) == 0) kept_.push_back(static_cast<std::uint32_t>(combination));
+    for (std::size_t a = axes_.size(); a-- > 0;) {  // the last axis varies fastest
+      if (++digit[a] < axes_[a].values.size()) break;
+      digit[a] = 0;
+    }
+  }
+}
+
+std::vector<std::size_t> SweepPlan::digits(std::size_t index) const {
+  std::size_t rest = kept_.at(index);
+  std::vector<std::size_t> digit(axes_.size(), 0);
+  for (std::size_t a = axes_.size(); a-- > 0;) {
+    digit[a] = rest % axes_[a].values.size();
+    rest /= axes_[a].values.size();
+  }
+  return digit;
+}
+
+Settings SweepPlan::overrides(std::size_t index) const {
+  const std::vector<std::size_t> digit = digits(index);
+  Settings out;
+  for (std::size_t a = 0; a < axes_.size(); ++a) out.emplace_back(base_[axes_[a].parameter].first, axes_[a].values[digit[a]]);
+  out.insert(out.end(), given_.begin(), given_.end());
+  return out;
+}
+
+Settings SweepPlan::parameters(std::size_t index) const {
+  const std::vector<std::size_t> digit = digits(index);
+  Settings values = base_;
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    if (!axes_[a].overridden) values[axes_[a].parameter].second = axes_[a].values[digit[a]];
+  return values;
+}
+
+std::string SweepPlan::fingerprint(std::size_t index) const {
+  std::string text;
+  for (const auto& [key, value] : parameters(index)) text.append(key).append("=").append(value).append(";");
+  return text;
+}
+
+}  // namespace torus

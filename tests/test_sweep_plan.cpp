@@ -1,0 +1,105 @@
+// The sweep plan against the plain way of making its points (a fresh parameter set per point,
+// the scenario read again, the swept values and overrides set on it), and the table's pace.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "sim/parameter_bundle.hpp"
+#include "sim/scenario.hpp"
+#include "sim/sweep_plan.hpp"
+#include "sim/sweep_table.hpp"
+#include "tests/temp_dir.hpp"
+
+using namespace torus;
+
+namespace {
+
+Settings fresh_parameters(const std::string& scenario, const Settings& point) {
+  ParameterBundle bundle;
+  load_scenario(scenario, bundle.set);
+  for (const auto& [key, value] : point) bundle.set.set(key, value);
+  Settings values;
+  for (const auto& spec : bundle.set.specs()) values.emplace_back(spec.key, spec.current());
+  return values;
+}
+
+std::size_t lines_in(const std::string& path) {
+  std::ifstream in(path);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("the sweep plan gives each point the parameters a fresh load gives it", "[sweep][plan]") {
+  TempDir dir;
+  std::ofstream(dir.file("machine.yaml")) << "fma_latency: 3\nlink_latency: 2\n";
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << "include: machine.yaml\ntransform: dft\nsweep:\n  N: [4, 6, 8]\n  P: [1, 2, 3]\n"
+                             "  fma_latency: ['04', 2]\n  roll_policy: [after_compute, overlapped]\n";
+  const Settings overrides = {{"seed", "7"}, {"link_latency", "5"}};
+  std::vector<std::string> warnings;
+  const SweepPlan plan(scenario, overrides, [&](const std::string& w) { warnings.push_back(w); });
+  CHECK(warnings.empty());
+
+  ParameterBundle bundle;
+  std::size_t point = 0, dropped = 0;
+  for (auto combination : sweep_points(load_scenario(scenario, bundle.set))) {
+    combination.insert(combination.end(), overrides.begin(), overrides.end());
+    const Settings expected = fresh_parameters(scenario, combination);
+    const auto value = [&](const char* key) {
+      for (const auto& [k, v] : expected)
+        if (k == key) return std::stoll(v);
+      return 0LL;
+    };
+    if (value("N") % value("P") != 0) {
+      ++dropped;
+      continue;
+    }
+    REQUIRE(point < plan.size());
+    CHECK(plan.parameters(point) == expected);
+    CHECK(fresh_parameters(scenario, plan.overrides(point)) == expected);  // what the point's run will see
+    ++point;
+  }
+  CHECK(plan.size() == point);
+  CHECK(plan.dropped() == dropped);
+  CHECK(point == (2 + 3 + 2) * 2 * 2);  // P = 1, 2 at N = 4; 1, 2, 3 at N = 6; 1, 2 at N = 8
+  CHECK(plan.fingerprint(0) != plan.fingerprint(1));
+}
+
+TEST_CASE("the sweep plan warns when an override hides a swept parameter", "[sweep][plan]") {
+  TempDir dir;
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << "N: 8\nsweep:\n  P: [1, 2, 4]\n";
+  std::vector<std::string> warnings;
+  const SweepPlan plan(scenario, {{"P", "2"}}, [&](const std::string& w) { warnings.push_back(w); });
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "-p P=2 overrides the swept parameter P: its 3 values in the scenario are not used");
+  for (std::size_t i = 0; i < plan.size(); ++i) CHECK(fresh_parameters(scenario, plan.overrides(i)) == plan.parameters(i));
+}
+
+TEST_CASE("sweep tables hold the rows in point order and are rewritten at most once a second", "[sweep][table]") {
+  TempDir dir;
+  SweepTable table(dir.path().string());
+  const auto row = [](std::size_t point) {
+    nlohmann::ordered_json r;
+    r["point"] = point;
+    r["note"] = "a, \"quoted\" value";
+    return r;
+  };
+  const auto t0 = SweepTable::Clock::now();
+  table.add(2, row(2));
+  table.write_if_due(t0);
+  CHECK(lines_in(dir.file("results.jsonl")) == 1);
+  table.add(0, row(0));
+  table.write_if_due(t0 + std::chrono::milliseconds(999));
+  CHECK(lines_in(dir.file("results.jsonl")) == 1);  // too soon
+  table.add(1, row(1));
+  table.write_if_due(t0 + std::chrono::milliseconds(1000));
+  std::ifstream csv(dir.file("results.csv"));
+  const std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
+  CHECK(text == "point,note\n0,\"a, \"\"quoted\"\" value\"\n1,\"a, \"\"quoted\"\" value\"\n2,\"a, \"\"quoted\"\" value\"\n");
+  CHECK(lines_in(dir.file("results.jsonl")) == 3);
+}
