@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "models/cycle/compute_schedule.hpp"
 #include "models/cycle/datapath.hpp"
 #include "models/cycle/fma_pipeline.hpp"
 #include "models/cycle/link_channel.hpp"
@@ -72,6 +73,7 @@ struct RunShared {
   std::vector<std::uint32_t> receive_task_of;  // per message: its receive in the destination's list
   std::vector<std::uint32_t> send_task_of;     // per message: its send in the source's list
   std::vector<MicroProgram> micro;             // per kernel
+  std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward
   const RollPolicy* policy = nullptr;
   bool split_complex = false;
   LinkScratch* scratch = nullptr;

@@ -106,6 +106,8 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
               acc.words.data(),
               context_.memory.buffer(task.operand).words.data(),
               context_.memory.buffer(task.coefficient).words.data(),
+              context_.memory.buffer(task.operand).words.size(),
+              context_.memory.buffer(task.coefficient).words.size(),
               acc.component_ready.empty() ? nullptr : acc.component_ready.data(),
               flow.accumulator_generation,
               flow.operand_generation,
@@ -161,6 +163,7 @@ bool TaskSequencer::ready_to_issue(Cycle cycle, Blocked& blocked) const {
 // The datapath computes the value now; the pipeline says when it may be used.
 void TaskSequencer::issue_one(Cycle cycle) {
   const Current& c = current_;
+  if (instruction_ == 0) first_cycle_ = cycle;
   const FmaInstruction& i = c.instructions[instruction_];
   context_.datapath->fma(i, c.accumulator_buffer, c.operand_buffer, c.coefficient_buffer);
   const Cycle result = context_.pipeline->issue(cycle);
@@ -196,7 +199,10 @@ bool TaskSequencer::can_fast_forward() const {
 Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
   const std::size_t first = instruction_;
   Cycle first_issue = never;
-  const Cycle t = current_.component_ready ? time_run<true>(cycle, limit, first_issue) : time_run<false>(cycle, limit, first_issue);
+  Cycle t = 0;
+  if (whole_run_fits(cycle, limit)) t = place_whole_run(cycle, first_issue);
+  else if (current_.component_ready) t = time_run<true>(cycle, limit, first_issue);
+  else t = time_run<false>(cycle, limit, first_issue);
   const std::size_t count = instruction_ - first;
   if (count == 0) return t;
   const Cycle last_issue = t - 1;
@@ -211,6 +217,42 @@ Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
   context_.stats.busy_cycles += count;
   context_.last_progress = std::max(context_.last_progress, last_issue);
   return t;
+}
+
+// The kernel's schedule holds when the run starts right after the compute's first fma, no
+// sooner than the schedule's second issue, every input is usable by then, and nothing is due
+// before the run ends.
+bool TaskSequencer::whole_run_fits(Cycle cycle, Cycle limit) const {
+  const ComputeSchedule& s = context_.run->schedules[context_.task(next_).kernel];
+  if (s.issue.empty() || instruction_ != 1 || current_.component_ready) return false;
+  const std::size_t last = current_.count - 1;
+  const Cycle start = first_cycle_ + s.issue[1];
+  if (cycle > start || first_cycle_ + s.issue[last - 1] >= limit) return false;
+  const auto usable = [start](const WordState* words, std::size_t n, std::uint32_t except) {
+    for (std::size_t w = 0; w < n; ++w)
+      if (w != except && words[w].ready > start) return false;
+    return true;
+  };
+  const std::uint32_t first_target = current_.instructions[0].accumulator;
+  return usable(current_.accumulator, s.ready_before_last.size(), first_target) &&
+         usable(current_.operand, current_.operand_words, no_buffer) &&
+         usable(current_.coefficient, current_.coefficient_words, no_buffer);
+}
+
+// The whole run (every fma but the first and the last) at the schedule's cycles.
+Cycle TaskSequencer::place_whole_run(Cycle cycle, Cycle& first_issue) {
+  const ComputeSchedule& s = context_.run->schedules[context_.task(next_).kernel];
+  const std::size_t last = current_.count - 1;
+  for (std::size_t w = 0; w < s.ready_before_last.size(); ++w) {
+    if (s.ready_before_last[w] != never) current_.accumulator[w].ready = first_cycle_ + s.ready_before_last[w];
+    current_.accumulator[w].writes_left = s.left_before_last[w];
+  }
+  if (s.some_final_before_last) context_.send_state_changed = true;
+  first_issue = first_cycle_ + s.issue[1];
+  const Cycle end = first_cycle_ + s.issue[last - 1] + 1;
+  context_.stats.dependency_stalls += (end - cycle) - (last - 1);
+  instruction_ = last;
+  return end;
 }
 
 // The issue cycle of each fma of the run, up to (not including) the compute's last: the

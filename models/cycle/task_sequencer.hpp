@@ -51,6 +51,8 @@ class TaskSequencer {
   void issue_one(Cycle cycle);
   template <bool split>
   Cycle time_run(Cycle cycle, Cycle limit, Cycle& first_issue);
+  bool whole_run_fits(Cycle cycle, Cycle limit) const;
+  Cycle place_whole_run(Cycle cycle, Cycle& first_issue);
   void finish(Cycle cycle);
   void load(const Task& task, Cycle cycle);
   Cycle& target_ready(const FmaInstruction& instruction);
@@ -62,6 +64,7 @@ class TaskSequencer {
     WordState* accumulator = nullptr;
     const WordState* operand = nullptr;
     const WordState* coefficient = nullptr;
+    std::size_t operand_words = 0, coefficient_words = 0;
     Cycle* component_ready = nullptr;  // split complex only
     std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
     std::uint32_t accumulator_buffer = 0, operand_buffer = 0, coefficient_buffer = 0;
@@ -78,6 +81,7 @@ class TaskSequencer {
   std::size_t instruction_ = 0;
   const MicroProgram* micro_ = nullptr;
   Cycle last_result_ = 0;
+  Cycle first_cycle_ = 0;       // when the current compute's first fma issued
   StepRecord* step_ = nullptr;  // the report record of the compute's step
   Cycle cycle_ = 0;             // the cycle being issued
   bool whole_blocks_ = true;
