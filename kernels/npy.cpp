@@ -1,5 +1,6 @@
 #include "kernels/npy.hpp"
 
+#include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -36,9 +37,36 @@ std::string_view value_after(const std::string& path, std::string_view text, std
   return rest.substr(std::min(rest.size(), rest.find_first_not_of(" \t")));
 }
 
+// One entry of the shape tuple: decimal digits only (no sign, point or exponent), and small
+// enough to count in a size_t.
+std::size_t parse_extent(const std::string& path, const std::string& item) {
+  const auto first = item.find_first_not_of(" \t");
+  const auto last = item.find_last_not_of(" \t");
+  const std::string_view digits = std::string_view(item).substr(first, last - first + 1);
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  const bool all_digits = digits.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!all_digits || error != std::errc{} || end != digits.data() + digits.size())
+    throw npy_error(path, std::string("header 'shape' holds '").append(digits).append(
+                              all_digits ? "', too large a size" : "', not a size (allowed: digits 0-9 only)"));
+  return value;
+}
+
+// Elements times bytes per element, refused before anything is allocated when it overflows.
+std::size_t payload_bytes(const std::string& path, const std::vector<std::size_t>& shape, std::size_t element_bytes) {
+  std::size_t total = element_bytes;
+  for (const std::size_t extent : shape)
+    if (__builtin_mul_overflow(total, extent, &total))
+      throw npy_error(path, "header 'shape' describes more bytes than any file can hold");
+  return total;
+}
+
 Header parse_header(const std::string& path, const std::string& text) {
   Header h;
   const std::string_view descr = value_after(path, text, "descr");
+  if (!descr.empty() && descr.front() == '[')
+    throw npy_error(path, "holds a structured array (records with named fields); allowed: a plain array of "
+                          "float32, float64, complex64, complex128 (little-endian) or small integers");
   if (descr.empty() || descr.front() != '\'' || descr.find('\'', 1) == std::string_view::npos)
     throw npy_error(path, "header 'descr' is not a quoted type");
   h.descr = std::string(descr.substr(1, descr.find('\'', 1) - 1));
@@ -53,11 +81,7 @@ Header parse_header(const std::string& path, const std::string& text) {
   std::string item;
   while (std::getline(dims, item, ',')) {
     if (item.find_first_not_of(" \t") == std::string::npos) continue;
-    try {
-      h.shape.push_back(static_cast<std::size_t>(std::stoull(item)));
-    } catch (const std::exception&) {
-      throw npy_error(path, std::string("header 'shape' holds '").append(item).append("', not a size"));
-    }
+    h.shape.push_back(parse_extent(path, item));
   }
   return h;
 }
@@ -144,12 +168,12 @@ NpyData read_npy(const std::string& path) {
                           ? Precision::Single
                           : Precision::Double,
                       format.is_complex ? Domain::Complex : Domain::Real};
-  std::size_t count = 1;
-  for (std::size_t d : header.shape) count *= d;
+  const std::size_t expected = payload_bytes(path, header.shape, format.bytes);
+  const std::size_t count = expected / format.bytes;
   const std::size_t payload = header_start + header_length;
-  if (bytes.size() - payload != count * format.bytes)
+  if (bytes.size() - payload != expected)
     throw npy_error(path, "holds " + std::to_string(bytes.size() - payload) + " data bytes, expected " +
-                              std::to_string(count * format.bytes) + " for its shape");
+                              std::to_string(expected) + " for its shape");
   data.values.resize(count);
   // A Fortran-order file stores the first index fastest; map each stored element to its
   // C-order position by counting through the indices in stored order.
