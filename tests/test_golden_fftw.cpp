@@ -1,5 +1,6 @@
 // The Eigen golden reference against FFTW3, an independent implementation: DFT through
-// fftw_plan_dft_3d, DCT-II through REDFT10, DHT through FFTW_DHT, at powers of two and not.
+// fftw_plan_dft_3d, DCT-II through REDFT10, DST-II through RODFT10, DHT through FFTW_DHT, at
+// powers of two and not.
 //
 // Tolerance (normwise, 2-norm): the golden result g obeys |g - y| <= F |C|^(x3)|x| elementwise
 // with F = three_stage_factor (docs/numerics.md), so ||g - y|| <= F || |C|^(x3)|x| ||. FFTW's
@@ -79,9 +80,9 @@ TEST_CASE("golden DFT matches fftw_plan_dft_3d", "[kernels][golden][fftw]") {
   else check_against_fftw(x, out, "dft");
 }
 
-TEST_CASE("golden DCT-II and DHT match FFTW's REDFT10 and DHT", "[kernels][golden][fftw]") {
+TEST_CASE("golden DCT-II, DST-II and DHT match FFTW's REDFT10, RODFT10 and DHT", "[kernels][golden][fftw]") {
   const std::size_t n = GENERATE(2, 4, 6, 8, 12, 15);
-  const auto kind = GENERATE(FFTW_REDFT10, FFTW_DHT);
+  const auto kind = GENERATE(FFTW_REDFT10, FFTW_RODFT10, FFTW_DHT);
   const Tensor3<double> x = random_tensor<double>(n, 11);
   Tensor3<double> in = x, out(n, n, n);
   const int size = static_cast<int>(n);
@@ -96,5 +97,13 @@ TEST_CASE("golden DCT-II and DHT match FFTW's REDFT10 and DHT", "[kernels][golde
       for (std::size_t j = 0; j < n; ++j)
         for (std::size_t i = 0; i < n; ++i) out(i, j, k) *= scale(i) * scale(j) * scale(k);
   }
-  check_against_fftw(x, out, kind == FFTW_REDFT10 ? "dct" : "dht");
+  if (kind == FFTW_RODFT10) {
+    // FFTW's RODFT10 is 2 sum x_n sin(pi (2n+1)(k+1) / 2N); the orthonormal DST-II scales
+    // output k by s_k / 2 with s_{N-1} = sqrt(1/N), otherwise sqrt(2/N).
+    const auto scale = [n](std::size_t k) { return std::sqrt((k + 1 == n ? 1.0 : 2.0) / static_cast<double>(n)) / 2.0; };
+    for (std::size_t k = 0; k < n; ++k)
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < n; ++i) out(i, j, k) *= scale(i) * scale(j) * scale(k);
+  }
+  check_against_fftw(x, out, kind == FFTW_REDFT10 ? "dct" : kind == FFTW_RODFT10 ? "dst" : "dht");
 }
