@@ -31,7 +31,7 @@ TEST_CASE("a repeated key or a second YAML document is an error", "[scenario][cl
 
   const CliRun second = run_file(path, "N: 8\nP: 2\n---\nN: 4\n");
   CHECK(second.exit_code == 2);
-  CHECK_THAT(second.output, Catch::Contains("s.yaml:4:1: a second YAML document ('---') is not allowed"));
+  CHECK_THAT(second.output, Catch::Contains("s.yaml:3:1: a second YAML document ('---') is not allowed"));
 }
 
 TEST_CASE("includes are capped in number, not only in depth", "[scenario][cli][errors]") {
