@@ -102,8 +102,10 @@ void MachineConfig::declare(ParameterSet& set) {
            "test hook: these nodes step every cycle even with fast_forward on (every:K:R is every node whose index "
            "is R mod K); the results must not change",
            [](std::string_view text) { parse_stepping(text); });
-  set.choice("engine", engine, {"systemc", "functional"},
-             "systemc: cycle-accurate torus; functional: untimed executor (values only, no cycle counts)");
+  set.choice("engine", engine, {"systemc", "event", "functional"},
+             "systemc: cycle-accurate SystemC torus, the reference; event: the same cycle counts from block-level "
+             "events, much faster (one-hop messages, no faults or waveforms); functional: untimed executor (values "
+             "only, no cycle counts)");
 }
 
 std::int64_t MachineConfig::link_buffer(std::size_t block_size) const {

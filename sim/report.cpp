@@ -71,12 +71,18 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
   return out;
 }
 
+std::string engine_title(const std::string& engine) {
+  if (engine == "systemc") return "cycle-accurate (SystemC)";
+  if (engine == "event") return "cycle-exact (event engine)";
+  return "functional";
+}
+
 }  // namespace
 
 std::string format_text(const RunReport& r) {
   std::string out;
   out += fmt::format("torus-sim {} run: N={} P={} b={} ({} nodes), transform {}, alpha {}, {}\n",
-                     r.engine == "systemc" ? "cycle-accurate (SystemC)" : "functional", r.n, r.p, r.b,
+                     engine_title(r.engine), r.n, r.p, r.b,
                      static_cast<std::size_t>(r.p) * r.p * r.p, r.transform, r.alpha, to_string(r.scalar));
   out += fmt::format("input: {}\n", r.input);
   for (const TransformOutcome& t : r.transforms) {

@@ -10,4 +10,4 @@ cmake -S "$repo_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 cmake --build "$build" --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E schedule_regression_baselines
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E "schedule_regression_baselines|engine_equality" -LE long

@@ -199,6 +199,7 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   link.send_ahead(cycle, scratch.words.data(), remaining, scratch.leave.data());
   for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, scratch.words[k].index, scratch.leave[k]);
   context_.note_run(o.task, remaining, scratch.leave.front(), scratch.leave.back());
+  context_.sent_ahead_until = std::max(context_.sent_ahead_until, scratch.leave.back());
   record_sent(o, remaining, scratch.leave.front(), scratch.leave.back());
   o.position = o.words;
   return true;

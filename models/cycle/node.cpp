@@ -209,6 +209,7 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_arrival());
   // A wake-up notified for a later completion is lost when an earlier one is notified: ask again.
   until = std::min(until, context_.next_completion());
+  if (context_.sent_ahead_until > cycle) until = std::min(until, context_.sent_ahead_until);
   if (!ports_.idle()) {
     // Queued words that cannot leave before the node's state changes (their compute has not
     // run) do not keep it awake; a link out of credit does, since stepping counts those cycles
@@ -232,8 +233,9 @@ void Node::sleep(Cycle cycle, Cycle until, bool waiting) {
 }
 
 bool Node::done(Cycle cycle) const {
+  // Words sent ahead are committed early but are gone only when the link takes them.
   return sequencer_.all_passed() && context_.incoming_left == 0 && context_.completions.empty() &&
-         sequencer_.last_result() <= cycle && !ports_.has_queued();
+         sequencer_.last_result() <= cycle && !ports_.has_queued() && context_.sent_ahead_until <= cycle;
 }
 
 std::string Node::waiting_for(Cycle cycle) const {

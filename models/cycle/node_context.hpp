@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "models/cycle/compute_schedule.hpp"
-#include "models/cycle/datapath.hpp"
+#include "models/datapath.hpp"
 #include "models/cycle/fma_pipeline.hpp"
 #include "models/cycle/link_channel.hpp"
 #include "models/cycle/node_memory.hpp"
+#include "models/engine_records.hpp"
 #include "sim/dataflow.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/roll_policy.hpp"
@@ -48,16 +49,6 @@ struct ComputeFlow {
   std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
   std::array<std::uint32_t, 3> filled_by{};  // receive tasks (accumulator, operand, coefficient) or no_task
   Cycle done = never;
-};
-
-// Per global step label: what the node did in it, for reports.
-struct StepRecord {
-  Cycle start = never;       // first fma
-  Cycle done = never;        // last result usable
-  Cycle first_send = never;  // first and last word of its sends
-  Cycle last_send = never;
-  std::uint32_t fma = 0;
-  std::uint32_t words_sent = 0;
 };
 
 // Working space for a node's batched sends, shared by the nodes of one run (SystemC runs one
@@ -114,6 +105,7 @@ struct NodeContext {
   std::array<LinkReceiveIf*, direction_count> in{};
   NodeStats stats;
   std::uint64_t incoming_left = 0;  // words this node's receives still have to take
+  Cycle sent_ahead_until = 0;       // the last cycle a word of its own scheduled ahead leaves
   const std::uint32_t* posted_before = nullptr;  // receives before this task index are posted
   Cycle last_progress = 0;          // last cycle an fma issued or a word moved
   // Set by whoever changes what may leave (a word stored, a compute finished, a send posted),

@@ -7,11 +7,4 @@
 #endif
 #include <systemc>
 
-#include <cstdint>
-
-namespace torus {
-
-using Cycle = std::uint64_t;
-inline constexpr Cycle never = ~Cycle{0};
-
-}  // namespace torus
+#include "models/cycle_type.hpp"

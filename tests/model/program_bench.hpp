@@ -74,6 +74,36 @@ inline std::uint32_t message(Program& p, std::size_t from, std::uint32_t buffer,
   return id;
 }
 
+// Node 0 sends its block to node 1, which sends it straight back (b = 2: 8 words).
+inline Program ping_pong() {
+  Program p = empty_program(TorusShape{2, 1, 1}, 2, 2);
+  load(p, 0, 0, tag(0, 0));
+  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
+  message(p, 1, 0, {Direction::PlusQ}, 1, tag(0, 0));
+  return p;
+}
+
+// Two nodes that each compute with the block the other sends only after its own compute:
+// neither compute can start. (The Program verifier rejects it; engines are run on it anyway.)
+inline Program deadlocked_pair() {
+  Program p = empty_program(TorusShape{2, 1, 1}, 1, 3);
+  for (std::size_t node = 0; node < 2; ++node) {
+    load(p, node, 1, tag(1, static_cast<int>(node)));
+    Task receive = make_task(TaskKind::Receive, {});
+    receive.buffer = 0;
+    receive.message = static_cast<std::uint32_t>(1 - node);  // node 0 gets message 1, node 1 message 0
+    p.nodes[node].tasks.push_back(receive);
+    compute(p, node, 2, 0, 1, tag(0, 9), tag(1, static_cast<int>(1 - node)), tag(1, static_cast<int>(node)));
+    Task send = make_task(TaskKind::Send, {});
+    send.buffer = 1;
+    send.message = static_cast<std::uint32_t>(node);
+    p.nodes[node].tasks.push_back(send);
+    p.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(1 - node), {Direction::PlusQ}, 1,
+                          tag(1, static_cast<int>(node))});
+  }
+  return p;
+}
+
 struct Machine {
   Cycle link_latency = 1;
   Rational link_rate{1, 1};
@@ -86,5 +116,8 @@ struct Machine {
 nlohmann::json time_program(const Program& program, const Machine& machine);
 // The same in this process: at most once per process (require_fresh_systemc_kernel).
 nlohmann::json time_program_here(const Program& program, const Machine& machine);
+// The same run timed by the event engine (in this process, as often as wanted); a stall gives
+// {"completed": false, "stall": message}.
+nlohmann::json time_program_event(const Program& program, const Machine& machine);
 
 }  // namespace torus::bench

@@ -90,10 +90,7 @@ TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[m
   // Node 0 sends its block to node 1, which sends it straight back: word j leaves node 0 at j,
   // lands at node 1 at j + 1 (receive phase), leaves again in that cycle's send phase and
   // lands back at node 0 at j + 2.
-  Program p = empty_program(TorusShape{2, 1, 1}, 2, 2);
-  load(p, 0, 0, tag(0, 0));
-  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
-  message(p, 1, 0, {Direction::PlusQ}, 1, tag(0, 0));
+  const Program p = ping_pong();
   const nlohmann::json run = time_program(p, Machine{});
   REQUIRE(run["completed"] == true);
   const Span there = span(run, 1, 0), back = span(run, 0, 2);
@@ -105,23 +102,7 @@ TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[m
 }
 
 TEST_CASE("a Program that deadlocks on the machine: the watchdog names the cycle of waits", "[model][watchdog]") {
-  // Each node computes with the block the other sends only after its own compute: neither
-  // compute can start. (The Program verifier rejects this; the engine is run on it anyway.)
-  Program p = empty_program(TorusShape{2, 1, 1}, 1, 3);
-  for (std::size_t node = 0; node < 2; ++node) {
-    load(p, node, 1, tag(1, static_cast<int>(node)));
-    Task receive = make_task(TaskKind::Receive, {});
-    receive.buffer = 0;
-    receive.message = static_cast<std::uint32_t>(1 - node);  // node 0 gets message 1, node 1 message 0
-    p.nodes[node].tasks.push_back(receive);
-    compute(p, node, 2, 0, 1, tag(0, 9), tag(1, static_cast<int>(1 - node)), tag(1, static_cast<int>(node)));
-    Task send = make_task(TaskKind::Send, {});
-    send.buffer = 1;
-    send.message = static_cast<std::uint32_t>(node);
-    p.nodes[node].tasks.push_back(send);
-    p.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(1 - node), {Direction::PlusQ}, 1,
-                          tag(1, static_cast<int>(node))});
-  }
+  const Program p = deadlocked_pair();
   const nlohmann::json run = time_program(p, Machine{});
   CHECK(run["completed"] == false);
   CHECK(run["chain"] == "cycle of waits: (0,0,0) waits for message 1 (B(1,0,0)) from (1,0,0) waits for message 0 "

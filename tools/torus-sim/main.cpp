@@ -337,9 +337,9 @@ int sc_main(int argc, char** argv) {
       return dry_run ? list_sweep(sweep_options) : sweep_command(sweep_options);
     }
     apply(parameters, scenario, given);
-    const torus::RunReport report = machine.engine == "systemc"
-                                        ? torus::simulate(config, machine, bundle.fault, terminal_progress())
-                                        : torus::run_functional(config);
+    const torus::RunReport report = machine.engine == "functional"
+                                        ? torus::run_functional(config)
+                                        : torus::simulate(config, machine, bundle.fault, terminal_progress());
     std::cout << torus::format_text(report);
     if (!report.passed()) {
       std::cerr << "torus-sim: golden check failed\n";

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "models/cycle/timing_collector.hpp"
+#include "models/engine_records.hpp"
 
 namespace torus {
 
-void write_chrome_trace(const std::string& path, const TorusTop& top, const StepRecords& steps, double clock_hz);
+void write_chrome_trace(const std::string& path, const Program& program, const StepRecords& steps, double clock_hz);
 
 }  // namespace torus

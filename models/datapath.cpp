@@ -1,4 +1,4 @@
-#include "models/cycle/datapath.hpp"
+#include "models/datapath.hpp"
 
 #include <cmath>
 

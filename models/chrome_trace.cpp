@@ -1,4 +1,4 @@
-#include "models/cycle/chrome_trace.hpp"
+#include "models/chrome_trace.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -6,9 +6,8 @@
 
 namespace torus {
 
-void write_chrome_trace(const std::string& path, const TorusTop& top, const StepRecords& steps, double clock_hz) {
+void write_chrome_trace(const std::string& path, const Program& program, const StepRecords& steps, double clock_hz) {
   static const std::array<const char*, 3> roman = {"I", "II", "III"};
-  const Program& program = top.program();
   const double microseconds_per_cycle = 1e6 / clock_hz;
   nlohmann::json events = nlohmann::json::array();
   const auto span = [&](const std::string& name, const char* category, std::size_t node, Cycle from, Cycle to) {
@@ -16,7 +15,7 @@ void write_chrome_trace(const std::string& path, const TorusTop& top, const Step
                       {"ts", static_cast<double>(from) * microseconds_per_cycle},
                       {"dur", static_cast<double>(to - from) * microseconds_per_cycle}});
   };
-  for (std::size_t i = 0; i < top.nodes.size(); ++i) {
+  for (std::size_t i = 0; i < program.node_count(); ++i) {
     events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", i},
                       {"args", {{"name", "node " + program.describe_node(i)}}}});
     std::size_t global = 0;
@@ -29,7 +28,7 @@ void write_chrome_trace(const std::string& path, const TorusTop& top, const Step
       }
   }
   const nlohmann::json trace{{"traceEvents", events}, {"displayTimeUnit", "ns"},
-                             {"otherData", {{"clock_hz", clock_hz}, {"nodes", top.nodes.size()}}}};
+                             {"otherData", {{"clock_hz", clock_hz}, {"nodes", program.node_count()}}}};
   write_file_atomically(path, trace.dump() + "\n");
 }
 

@@ -1,0 +1,135 @@
+// The SystemC engine behind the run driver: elaborates the torus for the Program, simulates it
+// cycle by cycle and hands back what its nodes and links counted.
+
+#include <algorithm>
+#include <chrono>
+
+#include "models/cycle/isolated_run.hpp"
+#include "models/cycle/torus_top.hpp"
+#include "models/cycle/vcd_trace.hpp"
+#include "models/engine.hpp"
+
+namespace torus {
+namespace {
+
+TopConfig top_config(const EngineInputs& in) {
+  const MachineConfig& machine = in.machine;
+  const FaultConfig& fault = in.fault;
+  const TorusShape& shape = in.program.shape;
+  TopConfig config;
+  config.fma_latency = static_cast<Cycle>(machine.fma_latency);
+  config.fma_per_cycle = static_cast<unsigned>(machine.fma_per_cycle);
+  config.link_latency = static_cast<Cycle>(machine.link_latency);
+  config.link_rate = machine.link_rate();
+  config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.block_size));
+  // A waveform samples every node every cycle, so nothing may be skipped while tracing.
+  config.fast_forward = machine.fast_forward == "on" && in.run.vcd_trace.empty();
+  config.stepping_nodes = machine.stepping_nodes(shape.node_count());
+  config.fault = fault.kind();
+  if (config.fault != FaultKind::None) {
+    config.fault_node = shape.index_of(fault.node());
+    config.fault_link = fault.link();
+    config.fault_cycle = static_cast<Cycle>(fault.fault_cycle);
+    config.fault_bit = static_cast<int>(fault.fault_bit);
+  }
+  const Rational rate = machine.link_rate();
+  config.watchdog_cycles = fault.watchdog(machine.fma_latency, machine.link_latency, (rate.den + rate.num - 1) / rate.num);
+  config.on_progress = in.on_progress;
+  return config;
+}
+
+class CycleRun final : public EngineRun {
+ public:
+  explicit CycleRun(const EngineInputs& in)
+      : config_(top_config(in)),
+        micro_(make_micro_schedule(in.machine.micro_schedule)),
+        policy_(make_roll_policy(in.machine.roll_policy)),
+        top_("torus", config_, in.program, *micro_, *policy_, in.split_complex, in.make_datapath) {
+    std::unique_ptr<VcdTrace> waveform;
+    if (!in.run.vcd_trace.empty()) waveform = std::make_unique<VcdTrace>(in.run.vcd_trace, top_);
+    const auto start = std::chrono::steady_clock::now();
+    // The kernel's "simulation stopped by user" note is expected: the torus stops itself.
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    sc_core::sc_start();
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waveform) waveform->finish();  // a stalled run keeps its waveform: it shows the stall
+    check_stall(in.fault);
+  }
+
+  const NodeDatapath& datapath(std::size_t node) const override { return top_.nodes[node].datapath(); }
+  std::string fault_record() const override { return top_.fault_record(); }
+  double seconds() const override { return seconds_; }
+
+  EngineRecords records() const override {
+    EngineRecords r;
+    const Program& program = top_.program();
+    const std::size_t count = top_.nodes.size();
+    r.steps.resize(count, program.global_steps());
+    r.nodes.resize(count);
+    for (std::size_t n = 0; n < count; ++n) {
+      const Node& node = top_.nodes[n];
+      const NodeStats& s = node.stats();
+      NodeRecord& out = r.nodes[n];
+      out.busy = s.busy_cycles;
+      out.dependency = s.dependency_stalls;
+      out.operand = s.operand_stalls;
+      out.backpressure = s.backpressure_stalls;
+      out.fma_issued = node.pipeline().stats().issued;
+      out.fast_forwarded_fma = s.fast_forwarded_fma;
+      out.finish_cycle = s.finish_cycle;
+      out.computes_done.assign(program.transforms.size(), 0);
+      for (const ComputeFlow& compute : node.computes())
+        if (compute.done != never) ++out.computes_done[program.nodes[n].tasks[compute.task].label.transform];
+      out.allocated_words = node.datapath().allocated_words();
+      out.engine_bytes = node.state_bytes() + out.allocated_words * node.datapath().word_bytes();
+      for (Direction d : all_directions) out.engine_bytes += top_.link(n, d).bytes();
+      r.steps.set(n, node.step_records());
+      for (Direction d : all_directions) {
+        const LinkStats& ls = top_.link(n, d).stats();
+        r.links.push_back({ls.words_sent, ls.active_cycles, ls.peak_occupancy});
+      }
+    }
+    r.fma_per_cycle = top_.nodes[0].pipeline().per_cycle();
+    r.fast_forward_note = top_.nodes[0].fast_forward_refusal();
+    std::uint64_t ahead = 0;
+    for (const NodeRecord& node : r.nodes) ahead += node.fast_forwarded_fma;
+    if (r.fast_forward_note.empty() && ahead == 0)
+      r.fast_forward_note = program.block_size == 1 ? "with b = 1 every compute is a single fma: nothing to issue ahead"
+                                                    : "no compute had its inputs early enough to issue ahead";
+    return r;
+  }
+
+ private:
+  void check_stall(const FaultConfig& fault) const {
+    if (top_.completed()) return;
+    std::string message = "no fma issued and no word moved for " + std::to_string(config_.watchdog_cycles) +
+                          " cycles while work remains; " + std::to_string(top_.stall_report().size()) +
+                          " nodes wait (the first 8):";
+    for (std::size_t i = 0; i < top_.stall_report().size() && i < 8; ++i) message += "\n  " + top_.stall_report()[i];
+    if (!top_.wait_chain().empty()) message += "\n" + top_.wait_chain();
+    std::string record = top_.fault_record();
+    if (fault.kind() != FaultKind::None && record.empty()) record = never_fired(fault);
+    if (!record.empty()) message += "\ninjected fault: " + record;
+    throw StallError(message);
+  }
+
+  TopConfig config_;
+  std::unique_ptr<MicroSchedule> micro_;
+  std::unique_ptr<RollPolicy> policy_;
+  TorusTop top_;
+  double seconds_ = 0;
+};
+
+}  // namespace
+
+std::string never_fired(const FaultConfig& fault) {
+  return "fault " + fault.fault + " was set but never fired (nothing passed its place after cycle " +
+         std::to_string(fault.fault_cycle) + ")";
+}
+
+std::unique_ptr<EngineRun> run_cycle_engine(const EngineInputs& inputs) {
+  require_fresh_systemc_kernel();
+  return std::make_unique<CycleRun>(inputs);
+}
+
+}  // namespace torus

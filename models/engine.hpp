@@ -1,0 +1,46 @@
+#pragma once
+// The contract between the run driver (models/simulation.cpp) and the engines that time a
+// Program: the driver builds and verifies the Program, prepares the values and checks every
+// result against the golden reference; an engine times the Program on the machine and leaves
+// each node's buffers holding its final values. Engines: models/cycle (SystemC, cycle by
+// cycle, the reference) and models/event (block-level discrete events).
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "models/datapath.hpp"
+#include "models/engine_records.hpp"
+#include "models/simulation.hpp"
+
+namespace torus {
+
+struct EngineInputs {
+  const RunConfig& run;
+  const MachineConfig& machine;
+  const FaultConfig& fault;
+  const Program& program;
+  bool split_complex = false;  // complex data on a real fma unit: four fma per multiply-add
+  std::function<std::unique_ptr<NodeDatapath>(std::size_t node)> make_datapath;
+  std::function<void(Cycle)> on_progress;  // now and then, the cycle reached; empty: not called
+};
+
+// Contract: once the engine function has returned, records() describe the whole run and
+// datapath(n) holds node n's buffers at the end. A run that stops making progress throws
+// StallError naming who waits on what.
+class EngineRun {
+ public:
+  virtual ~EngineRun() = default;
+  virtual const NodeDatapath& datapath(std::size_t node) const = 0;
+  virtual EngineRecords records() const = 0;
+  virtual std::string fault_record() const = 0;  // what an injected fault did, or empty
+  virtual double seconds() const = 0;            // wall time of the timing itself
+};
+
+// The record of a fault that was set but found nothing to act on.
+std::string never_fired(const FaultConfig& fault);
+
+std::unique_ptr<EngineRun> run_cycle_engine(const EngineInputs& inputs);
+std::unique_ptr<EngineRun> run_event_engine(const EngineInputs& inputs);
+
+}  // namespace torus

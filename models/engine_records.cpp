@@ -1,0 +1,121 @@
+#include "models/engine_records.hpp"
+
+#include <algorithm>
+
+namespace torus {
+
+void StepRecords::resize(std::size_t nodes, std::size_t steps) {
+  for (auto* table : {&start, &done, &first_send, &last_send}) table->assign(nodes, std::vector<Cycle>(steps, never));
+  fma.assign(nodes, std::vector<std::uint32_t>(steps, 0));
+  words_sent.assign(nodes, std::vector<std::uint32_t>(steps, 0));
+}
+
+void StepRecords::set(std::size_t node, const std::vector<StepRecord>& records) {
+  for (std::size_t s = 0; s < records.size() && s < start[node].size(); ++s) {
+    start[node][s] = records[s].start;
+    done[node][s] = records[s].done;
+    first_send[node][s] = records[s].first_send;
+    last_send[node][s] = records[s].last_send;
+    fma[node][s] = records[s].fma;
+    words_sent[node][s] = records[s].words_sent;
+  }
+}
+
+namespace {
+
+void collect_steps(const Program& program, const EngineRecords& records, TimingReport& t) {
+  const StepRecords& r = records.steps;
+  const std::size_t steps = program.global_steps(), count = records.nodes.size();
+  std::size_t global = 0;
+  for (const StageInfo& stage : program.stages) {
+    StageTiming st{stage.transform, program.transforms[stage.transform], static_cast<int>(stage.stage), never, 0};
+    for (std::uint32_t k = 0; k < stage.steps; ++k, ++global) {
+      StepTiming step{global, static_cast<int>(stage.stage), k, never, 0};
+      for (std::size_t n = 0; n < count; ++n) {
+        const Cycle start = r.start[n][global];
+        const Cycle next = global + 1 < steps ? r.start[n][global + 1] : records.nodes[n].finish_cycle;
+        step.min_cycles = std::min<std::uint64_t>(step.min_cycles, next - start);
+        step.max_cycles = std::max<std::uint64_t>(step.max_cycles, next - start);
+        if (k == 0) st.start = std::min<std::uint64_t>(st.start, start);
+      }
+      t.steps.push_back(step);
+    }
+    for (std::size_t n = 0; n < count; ++n) st.end = std::max<std::uint64_t>(st.end, global < steps ? r.start[n][global] : t.total_cycles);
+    t.stages.push_back(st);
+  }
+}
+
+void collect_links(const EngineRecords& records, TimingReport& t) {
+  const std::size_t count = records.nodes.size();
+  for (Direction d : all_directions) {
+    LinkTraffic& traffic = t.links[static_cast<std::size_t>(d)];
+    traffic.direction = to_string(d);
+    for (std::size_t i = 0; i < count; ++i) {
+      const LinkRecord& link = records.links[i * direction_count + static_cast<std::size_t>(d)];
+      traffic.words += link.words;
+      traffic.active_cycles += link.active_cycles;
+      traffic.peak_occupancy = std::max(traffic.peak_occupancy, link.peak_occupancy);
+    }
+  }
+  if (count <= 16 * 16 * 16)
+    for (const LinkRecord& link : records.links) t.link_active_cycles.push_back(link.active_cycles);
+}
+
+}  // namespace
+
+TimingReport assemble_timing(const Program& program, const EngineRecords& records, std::uint64_t fma_expected) {
+  TimingReport t;
+  t.nodes = records.nodes.size();
+  t.fma_per_cycle = records.fma_per_cycle;
+  t.fma_expected = fma_expected;
+  std::size_t allocated = 0;
+  for (const NodeRecord& node : records.nodes) {
+    t.total_cycles = std::max(t.total_cycles, node.finish_cycle);
+    t.fma_issued += node.fma_issued;
+    t.fast_forwarded_fma += node.fast_forwarded_fma;
+    t.cycles.busy += node.busy;
+    t.cycles.dependency += node.dependency;
+    t.cycles.operand += node.operand;
+    t.cycles.backpressure += node.backpressure;
+    allocated = std::max(allocated, node.allocated_words);
+    t.engine_bytes_per_node = std::max<std::uint64_t>(t.engine_bytes_per_node, node.engine_bytes);
+  }
+  t.program_bytes = bytes(program);
+  t.cycles.idle = t.total_cycles * t.nodes - t.cycles.busy - t.cycles.dependency - t.cycles.operand - t.cycles.backpressure;
+  t.fast_forward_note = records.fast_forward_note;
+  collect_steps(program, records, t);
+  collect_links(records, t);
+  const std::uint64_t b = program.block_size;
+  t.words_paper = 4 * b * b * b + 3 * b * b;
+  t.words_allocated = allocated;
+  t.words_second_buffers = allocated > t.words_paper ? allocated - t.words_paper : 0;
+  return t;
+}
+
+ExecutionCounts measured_counts(const Program& program, const EngineRecords& records, std::uint32_t transform,
+                                std::size_t fma_per_multiply_add) {
+  const StepRecords& r = records.steps;
+  ExecutionCounts c;
+  c.words_moved_per_node_step_min.fill(~std::size_t{0});
+  std::uint64_t fma = 0;
+  std::size_t global = 0;
+  for (const StageInfo& stage : program.stages)
+    for (std::uint32_t k = 0; k < stage.steps; ++k, ++global) {
+      if (stage.transform != transform) continue;
+      ++c.steps;
+      const std::size_t st = stage.stage - 1;
+      for (std::size_t n = 0; n < records.nodes.size(); ++n) {
+        fma += r.fma[n][global];
+        c.words_moved_per_node_step[st] = std::max<std::size_t>(c.words_moved_per_node_step[st], r.words_sent[n][global]);
+        c.words_moved_per_node_step_min[st] = std::min<std::size_t>(c.words_moved_per_node_step_min[st], r.words_sent[n][global]);
+      }
+    }
+  for (const NodeRecord& node : records.nodes) {
+    if (transform < node.computes_done.size()) c.block_multiply_adds += node.computes_done[transform];
+    c.words_held_per_node = std::max(c.words_held_per_node, node.allocated_words);
+  }
+  c.scalar_multiply_adds = fma / fma_per_multiply_add;
+  return c;
+}
+
+}  // namespace torus

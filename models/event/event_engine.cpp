@@ -1,0 +1,142 @@
+#include "models/event/event_engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "models/simulation.hpp"
+
+namespace torus::event {
+
+void BufferTimes::allocate(std::size_t words, bool split) {
+  ready.assign(words, 0);
+  since.assign(words, 0);
+  left.assign(words, never);
+  generation.assign(words, 0);
+  writes_left.assign(words, 0);
+  if (split) component_ready.assign(2 * words, 0);
+}
+
+void BufferTimes::place(std::uint32_t g, Cycle cycle) {
+  std::fill(ready.begin(), ready.end(), cycle);
+  std::fill(since.begin(), since.end(), cycle);
+  std::fill(generation.begin(), generation.end(), g);
+  std::fill(component_ready.begin(), component_ready.end(), cycle);
+}
+
+EventEngine::EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
+                         const DatapathFactory& make_datapath)
+    : program_(program), params_(params), policy_(policy) {
+  for (std::size_t m = 0; m < program.messages.size(); ++m)
+    if (program.messages[m].route.size() != 1)
+      throw std::invalid_argument("engine event times messages of one hop only, and message " + std::to_string(m) +
+                                  " of this Program takes " + std::to_string(program.messages[m].route.size()) +
+                                  " hops (through routers): use engine systemc");
+  for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k.mode, k.block, params.split));
+  receive_task_of_ = receive_tasks(program);
+  messages_.resize(program.messages.size());
+  for (std::size_t m = 0; m < messages_.size(); ++m) messages_[m].words = program.messages[m].words;
+  links_.resize(program.node_count() * direction_count);
+  nodes_.resize(program.node_count());
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    NodeState& node = nodes_[n];
+    const NodeProgram& np = program.nodes[n];
+    node.flow = analyse_dataflow(np);
+    node.info.resize(np.tasks.size());
+    std::uint32_t steps = 0;
+    for (std::uint32_t i = 0; i < np.tasks.size(); ++i) {
+      steps = std::max(steps, np.tasks[i].label.global_step + 1);
+      if (np.tasks[i].kind != TaskKind::Compute) {
+        node.info[i] = node.flow[i].generation;
+        continue;
+      }
+      node.info[i] = static_cast<std::uint32_t>(node.compute_task.size());
+      node.compute_task.push_back(i);
+    }
+    node.compute_done.assign(node.compute_task.size(), never);
+    node.steps.assign(steps, StepRecord{});
+    node.buffers.resize(np.buffers.size());
+    for (std::size_t b = 0; b < np.buffers.size(); ++b) node.buffers[b].allocate(np.buffers[b].words, params.split);
+    node.datapath = make_datapath(n);
+    node.record.computes_done.assign(program.transforms.size(), 0);
+    if (params.trace_tasks) node.trace.assign(np.tasks.size(), TaskSpan{});
+  }
+  queued_.assign(nodes_.size() + messages_.size(), false);
+}
+
+void EventEngine::run() {
+  for (std::size_t n = 0; n < nodes_.size(); ++n) touch_node(n);
+  while (!work_.empty()) {
+    const std::size_t item = work_.front();
+    work_.pop_front();
+    queued_[item] = false;
+    if (item < nodes_.size()) {
+      if (advance_node(item)) touch_node(item);
+    } else {
+      const auto m = static_cast<std::uint32_t>(item - nodes_.size());
+      if (advance_message(m)) touch_message(m);
+    }
+  }
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    if (nodes_[n].walk.passed_all == never) stall();
+  for (const MessageState& s : messages_)
+    if (!s.complete()) stall();
+  for (std::size_t n = 0; n < nodes_.size(); ++n) classify_waits(n);
+}
+
+// Whatever waits on node n (itself, its messages in and out) may be able to move on.
+void EventEngine::touch_node(std::size_t n) {
+  const auto push = [this](std::size_t item) {
+    if (queued_[item]) return;
+    queued_[item] = true;
+    work_.push_back(item);
+  };
+  push(n);
+  for (const std::uint32_t m : nodes_[n].active) push(nodes_.size() + m);
+}
+
+void EventEngine::touch_message(std::uint32_t m) {
+  const Message& msg = program_.messages[m];
+  touch_node(msg.source);
+  touch_node(msg.destination);
+  const LinkState& link = link_of(m);
+  for (std::size_t k = link.head; k < link.queue.size(); ++k)
+    if (!queued_[nodes_.size() + link.queue[k]]) {
+      queued_[nodes_.size() + link.queue[k]] = true;
+      work_.push_back(nodes_.size() + link.queue[k]);
+    }
+}
+
+void EventEngine::forget_active(std::size_t n, std::uint32_t m) {
+  auto& active = nodes_[n].active;
+  const auto it = std::find(active.begin(), active.end(), m);
+  if (it != active.end()) active.erase(it);
+}
+
+void EventEngine::fail(std::size_t n, const std::string& what) const {
+  throw std::logic_error("node " + program_.describe_node(n) + ": " + what);
+}
+
+void EventEngine::stall() const {
+  std::string text = "the Program cannot finish: no node or message can move on; waiting (the first 8):";
+  std::size_t shown = 0;
+  for (std::size_t n = 0; n < nodes_.size() && shown < 8; ++n) {
+    const Walk& w = nodes_[n].walk;
+    if (w.passed_all != never) continue;
+    const Task& task = program_.nodes[n].tasks[w.next];
+    text += "\n  node " + program_.describe_node(n) + ": task " + std::to_string(w.next) + " (" + to_string(task.kind) +
+            ", global step " + std::to_string(task.label.global_step) + ") since cycle " + std::to_string(w.at);
+    if (task.kind == TaskKind::Compute) text += ", fma " + std::to_string(w.fma);
+    ++shown;
+  }
+  for (std::size_t m = 0; m < messages_.size() && shown < 8; ++m) {
+    const MessageState& s = messages_[m];
+    if (s.complete()) continue;
+    text += "\n  message " + std::to_string(m) + " (" + program_.describe(program_.messages[m].tag) + "): " +
+            std::to_string(s.sent) + " words left, " + std::to_string(s.taken) + " stored of " +
+            std::to_string(program_.messages[m].words) + (s.receive_posted ? "" : ", receive not posted");
+    ++shown;
+  }
+  throw StallError(text);
+}
+
+}  // namespace torus::event

@@ -1,0 +1,80 @@
+#pragma once
+// The event engine: times a Program block by block instead of cycle by cycle. Every quantity
+// the SystemC engine produces cycle by cycle (when a task passes, when each fma issues, when
+// each word leaves, arrives and is stored, when a credit returns) is a maximum of earlier
+// quantities plus fixed delays (docs/timing-model.md). The engine evaluates each one as soon
+// as the ones it depends on are known, node by node and message by message from a work list,
+// with no clock: a node walks its task list until it needs something not yet known, a message
+// moves its words until one waits on something not yet known. The result does not depend on
+// the order of the work list; a Program that cannot finish leaves work that never becomes
+// evaluable, which is reported as a stall.
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/event/event_state.hpp"
+
+namespace torus::event {
+
+class EventEngine {
+ public:
+  using DatapathFactory = std::function<std::unique_ptr<NodeDatapath>(std::size_t)>;
+  // Throws std::invalid_argument for a Program this engine cannot time exactly (a message of
+  // more than one hop) and StallError when the Program cannot finish.
+  EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
+              const DatapathFactory& make_datapath);
+  void run();
+
+  EngineRecords records() const;
+  const NodeDatapath& datapath(std::size_t node) const { return *nodes_[node].datapath; }
+  const std::vector<TaskSpan>& task_trace(std::size_t node) const { return nodes_[node].trace; }  // empty unless asked
+
+ private:
+  // Node walk (event_node.cpp).
+  bool advance_node(std::size_t n);
+  bool pass_load(std::size_t n, const Task& task);
+  bool enter_compute(std::size_t n, const Task& task);
+  bool open_gate(std::size_t n);
+  bool issue(std::size_t n, const Task& task);
+  void finish_compute(std::size_t n, const Task& task);
+  void post_send(std::size_t n, std::uint32_t task, Cycle at);
+  bool sends_pending(const BufferTimes& buffer, std::uint32_t below_generation) const;
+  void classify_wait(NodeState& node, Cycle from, Cycle to);
+  void classify_dependency(NodeState& node, Cycle from, Cycle to);
+  void classify_busy(NodeState& node, Cycle cycle);
+  // Messages (event_message.cpp).
+  bool advance_message(std::uint32_t m);
+  bool leave_next(std::uint32_t m);
+  bool store_next(std::uint32_t m);
+  bool release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const;
+  // Classes and records (event_records.cpp).
+  void classify_waits(std::size_t n);
+  bool starved(const LinkState& link, Cycle cycle) const;
+  Cycle first_word_after(const MessageState& s, Cycle cycle) const;
+  // Work list.
+  void touch_node(std::size_t n);
+  void touch_message(std::uint32_t m);
+  void forget_active(std::size_t n, std::uint32_t m);
+  [[noreturn]] void stall() const;
+  [[noreturn]] void fail(std::size_t n, const std::string& what) const;
+  std::uint32_t word_at(const MessageState& s, std::uint32_t k) const { return s.order ? (*s.order)[k] : k; }
+  LinkState& link_of(std::uint32_t m) {
+    const Message& msg = program_.messages[m];
+    return links_[msg.source * direction_count + static_cast<std::size_t>(msg.route.front())];
+  }
+
+  const Program& program_;
+  Params params_;
+  const RollPolicy& policy_;
+  std::vector<MicroProgram> micro_;  // per kernel
+  std::vector<std::uint32_t> receive_task_of_;
+  std::vector<NodeState> nodes_;
+  std::vector<MessageState> messages_;
+  std::vector<LinkState> links_;  // node * 6 + direction
+  std::deque<std::size_t> work_;  // nodes: n; messages: node count + m
+  std::vector<bool> queued_;
+};
+
+}  // namespace torus::event

@@ -1,0 +1,250 @@
+// The event engine's walk of one node through its task list (docs/timing-model.md,
+// "Programs"): the same rules as the SystemC node, applied to whole tasks. The walk stops
+// where it needs a time not yet known (words not yet stored, a send not yet gone) and
+// resumes there when the engine touches the node again.
+
+#include <algorithm>
+
+#include "models/event/event_engine.hpp"
+
+namespace torus::event {
+
+bool EventEngine::advance_node(std::size_t n) {
+  NodeState& node = nodes_[n];
+  Walk& w = node.walk;
+  const auto& tasks = program_.nodes[n].tasks;
+  bool progress = false;
+  while (w.next < tasks.size()) {
+    const Task& task = tasks[w.next];
+    if (task.kind == TaskKind::Load) {
+      if (!pass_load(n, task)) break;
+    } else if (task.kind == TaskKind::Receive) {
+      MessageState& s = messages_[task.message];
+      s.receive_posted = true;
+      s.receive_posted_at = w.at;
+      s.into = task.buffer;
+      s.into_generation = node.info[w.next];
+      s.receive_task = w.next;
+      node.active.push_back(task.message);
+      ++w.next;
+    } else if (task.kind == TaskKind::Send) {
+      if (w.next >= w.posted_until) post_send(n, w.next, w.at);
+      ++w.next;
+    } else {
+      if (!w.entered && !enter_compute(n, task)) break;
+      if (!w.started && !open_gate(n)) break;
+      if (!issue(n, task)) break;
+      finish_compute(n, task);
+    }
+    progress = true;
+  }
+  if (w.next == tasks.size() && w.passed_all == never) {
+    w.passed_all = w.at;
+    progress = true;
+  }
+  return progress;
+}
+
+// Whether a send posted from `buffer` of a generation below `below_generation` still has words
+// to send (their leaving cycles are not known yet).
+bool EventEngine::sends_pending(const BufferTimes& buffer, std::uint32_t below_generation) const {
+  for (const std::uint32_t m : buffer.active_sends)
+    if (messages_[m].generation < below_generation) return true;
+  return false;
+}
+
+// A load replaces the buffer once every word an earlier send owes has left (from the next cycle).
+bool EventEngine::pass_load(std::size_t n, const Task& task) {
+  NodeState& node = nodes_[n];
+  Walk& w = node.walk;
+  BufferTimes& buffer = node.buffers[task.buffer];
+  if (!buffer.active_sends.empty()) return false;
+  const Cycle at = std::max(w.at, buffer.busy_until == never ? Cycle{0} : buffer.busy_until + 1);
+  classify_wait(node, w.at, at);
+  node.datapath->load(task.buffer, task.source);
+  buffer.place(node.info[w.next], at);
+  buffer.tag = task.tag;
+  w.at = at;
+  ++w.next;
+  return true;
+}
+
+bool EventEngine::enter_compute(std::size_t n, const Task& task) {
+  NodeState& node = nodes_[n];
+  Walk& w = node.walk;
+  BufferTimes& acc = node.buffers[task.buffer];
+  if (!acc.active_sends.empty()) return false;
+  Cycle at = std::max(w.at, acc.busy_until == never ? Cycle{0} : acc.busy_until + 1);
+  if (at == w.last_issue && w.issued_then >= params_.per_cycle) ++at;  // no fma slot left in that cycle
+  classify_wait(node, w.at, at);
+  w.at = at;
+  const TaskDataflow& flow = node.flow[w.next];
+  if (task.zero_accumulator) {
+    node.datapath->zero(task.buffer);
+    acc.place(flow.generation, at);
+    acc.tag = task.tag;
+  }
+  const std::array<std::pair<std::uint32_t, const DataTag*>, 3> inputs{
+      {{task.buffer, &task.tag}, {task.operand, &task.operand_tag}, {task.coefficient, &task.coefficient_tag}}};
+  for (std::size_t role = 0; role < 3; ++role)
+    if (flow.filled_by[role] == no_task && node.buffers[inputs[role].first].tag != *inputs[role].second)
+      fail(n, "task " + std::to_string(w.next) + " needs " + program_.describe(*inputs[role].second) + " but holds " +
+                  program_.describe(node.buffers[inputs[role].first].tag));
+  std::fill(acc.writes_left.begin(), acc.writes_left.end(), static_cast<std::uint16_t>(micro_[task.kernel].updates_per_word));
+  w.compute = node.info[w.next];
+  w.entered = true;
+  w.fma = 0;
+  w.posted_until = w.next + 1;
+  const auto& tasks = program_.nodes[n].tasks;
+  while (w.posted_until < tasks.size() && tasks[w.posted_until].kind == TaskKind::Send) post_send(n, w.posted_until++, at);
+  return true;
+}
+
+// With whole blocks, the compute starts once every block it receives is stored in full.
+bool EventEngine::open_gate(std::size_t n) {
+  NodeState& node = nodes_[n];
+  Walk& w = node.walk;
+  Cycle gate = w.at;
+  if (params_.whole_blocks)
+    for (const std::uint32_t receive : node.flow[w.next].filled_by) {
+      if (receive == no_task) continue;
+      const MessageState& s = messages_[program_.nodes[n].tasks[receive].message];
+      if (s.taken < s.words) return false;
+      if (s.words > 0) gate = std::max(gate, s.last_store);
+    }
+  classify_wait(node, w.at, gate);
+  w.at = gate;
+  w.started = true;
+  return true;
+}
+
+// Issues the compute's fma in micro-program order, each at the first cycle (from the previous
+// issue on, within the unit's slots) at which the words it reads are usable. Returns false
+// when an fma needs a word whose storing cycle is not known yet (words used as they arrive).
+bool EventEngine::issue(std::size_t n, const Task& task) {
+  NodeState& node = nodes_[n];
+  Walk& w = node.walk;
+  const MicroProgram& micro = micro_[task.kernel];
+  const TaskDataflow& flow = node.flow[w.next];
+  BufferTimes& acc = node.buffers[task.buffer];
+  const BufferTimes& op = node.buffers[task.operand];
+  const BufferTimes& coef = node.buffers[task.coefficient];
+  StepRecord& step = node.steps[task.label.global_step];
+  const std::size_t first = w.fma, count = micro.instructions.size();
+  while (w.fma < count) {
+    const FmaInstruction& i = micro.instructions[w.fma];
+    if (acc.generation[i.accumulator] != flow.generation || op.generation[i.operand] != flow.operand_generation ||
+        coef.generation[i.coefficient] != flow.coefficient_generation)
+      break;
+    Cycle t = w.fma == 0 ? w.at : w.last_issue;
+    if (t == w.last_issue && w.issued_then >= params_.per_cycle) ++t;
+    const std::uint32_t target = micro.target(i);
+    Cycle& target_ready = params_.split ? acc.component_ready[target] : acc.ready[i.accumulator];
+    const Cycle at = std::max({t, target_ready, op.ready[i.operand], coef.ready[i.coefficient]});
+    // Waiting for a word not yet stored counts as operands; for a result in the pipeline, as dependency.
+    const Cycle stored = params_.whole_blocks ? 0 : std::max({acc.since[i.accumulator], op.since[i.operand], coef.since[i.coefficient]});
+    const Cycle split_at = std::min(at, std::max(t, stored));
+    classify_wait(node, t, split_at);
+    classify_dependency(node, split_at, at);
+    classify_busy(node, at);
+    if (at == w.last_issue) ++w.issued_then;
+    else {
+      w.last_issue = at;
+      w.issued_then = 1;
+    }
+    target_ready = at + params_.fma_latency;
+    if (params_.split)
+      acc.ready[i.accumulator] = std::max(acc.component_ready[2 * i.accumulator], acc.component_ready[2 * i.accumulator + 1]);
+    --acc.writes_left[i.accumulator];
+    w.last_result = target_ready;
+    if (step.start == never) step.start = at;
+    ++step.fma;
+    if (!node.trace.empty()) node.trace[w.next].note(at);
+    ++w.fma;
+  }
+  const std::size_t issued = w.fma - first;
+  node.record.fma_issued += issued;
+  if (issued > 0) node.datapath->fma_run(micro.instructions.data() + first, issued, task.buffer, task.operand, task.coefficient);
+  return w.fma == count;
+}
+
+// The pointer passes the compute in the cycle its last fma issues.
+void EventEngine::finish_compute(std::size_t n, const Task& task) {
+  NodeState& node = nodes_[n];
+  Walk& w = node.walk;
+  node.compute_done[w.compute] = w.last_result;
+  StepRecord& step = node.steps[task.label.global_step];
+  step.done = step.done == never ? w.last_result : std::max(step.done, w.last_result);
+  ++node.record.computes_done[task.label.transform];
+  if (!node.trace.empty()) node.trace[w.next].last = w.last_result;
+  w.at = w.last_issue;
+  ++w.next;
+  w.entered = false;
+  w.started = false;
+}
+
+// Queues a send on the port of its hop; the words it takes are owed from now on.
+void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
+  NodeState& node = nodes_[n];
+  const Task& t = program_.nodes[n].tasks[task_index];
+  const Message& m = program_.messages[t.message];
+  if (m.route.empty()) fail(n, "message " + std::to_string(t.message) + " has no route (a node sending to itself)");
+  MessageState& s = messages_[t.message];
+  s.compute = node.walk.compute;
+  BlockRole role = BlockRole::Operand;
+  if (s.compute != no_task) {
+    const Task& c = program_.nodes[n].tasks[node.compute_task[s.compute]];
+    const MicroProgram& micro = micro_[c.kernel];
+    if (t.buffer == c.buffer) role = BlockRole::Accumulator;
+    else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
+    s.release = policy_.release(role);
+    if (s.release == SendRelease::WordFinal) s.order = &micro.accumulator_final_order;
+    else if (s.release == SendRelease::WordPresent && t.buffer == c.operand) s.order = &micro.operand_first_use;
+    else if (s.release == SendRelease::WordPresent && t.buffer == c.coefficient) s.order = &micro.coefficient_first_use;
+  } else {
+    s.release = policy_.release(role);
+  }
+  s.posted = true;
+  s.posted_at = at;
+  s.buffer = t.buffer;
+  s.generation = node.info[task_index];
+  s.step = t.label.global_step;
+  s.send_task = task_index;
+  s.release_at.assign(s.words, never);
+  s.leave.assign(s.words, never);
+  s.arrival.assign(s.words, never);
+  s.payload.assign(s.words, {});
+  const auto d = static_cast<std::size_t>(m.route.front());
+  LinkState& link = links_[n * direction_count + d];
+  s.link_base = link.words_posted;
+  link.words_posted += s.words;
+  link.queue.push_back(t.message);
+  node.buffers[t.buffer].active_sends.push_back(t.message);
+  node.active.push_back(t.message);
+  node.sends_by_direction[d].push_back(t.message);
+}
+
+void EventEngine::classify_busy(NodeState& node, Cycle cycle) {
+  if (cycle < node.accounted_until) return;
+  ++node.record.busy;
+  node.accounted_until = cycle + 1;
+}
+
+void EventEngine::classify_dependency(NodeState& node, Cycle from, Cycle to) {
+  from = std::max(from, node.accounted_until);
+  if (from >= to) return;
+  node.record.dependency += to - from;
+  node.accounted_until = to;
+}
+
+// Cycles spent waiting for words: operand or back-pressure, told apart once every link's
+// times are known (classify_waits).
+void EventEngine::classify_wait(NodeState& node, Cycle from, Cycle to) {
+  from = std::max(from, node.accounted_until);
+  if (from >= to) return;
+  if (!node.waits.empty() && node.waits.back().second == from) node.waits.back().second = to;
+  else node.waits.push_back({from, to});
+  node.accounted_until = to;
+}
+
+}  // namespace torus::event

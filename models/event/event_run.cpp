@@ -1,0 +1,60 @@
+// The event engine behind the run driver (models/engine.hpp).
+
+#include <chrono>
+#include <stdexcept>
+
+#include "models/engine.hpp"
+#include "models/event/event_engine.hpp"
+
+namespace torus {
+namespace {
+
+void refuse_unsupported(const EngineInputs& in) {
+  if (in.fault.kind() != FaultKind::None)
+    throw std::invalid_argument("fault '" + in.fault.fault +
+                                "' cannot be injected by engine event, which times whole messages and tasks: use engine systemc");
+  if (!in.run.vcd_trace.empty())
+    throw std::invalid_argument("vcd_trace samples every node every cycle, which engine event does not step through: use engine systemc");
+}
+
+class EventRun final : public EngineRun {
+ public:
+  EventRun(const EngineInputs& in, const event::Params& params)
+      : micro_(make_micro_schedule(in.machine.micro_schedule)),
+        policy_(make_roll_policy(in.machine.roll_policy)),
+        engine_(in.program, params, *micro_, *policy_, in.make_datapath) {
+    const auto start = std::chrono::steady_clock::now();
+    engine_.run();
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  const NodeDatapath& datapath(std::size_t node) const override { return engine_.datapath(node); }
+  EngineRecords records() const override { return engine_.records(); }
+  std::string fault_record() const override { return ""; }
+  double seconds() const override { return seconds_; }
+
+ private:
+  std::unique_ptr<MicroSchedule> micro_;
+  std::unique_ptr<RollPolicy> policy_;
+  event::EventEngine engine_;
+  double seconds_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<EngineRun> run_event_engine(const EngineInputs& in) {
+  refuse_unsupported(in);
+  const MachineConfig& machine = in.machine;
+  event::Params params;
+  params.fma_latency = static_cast<Cycle>(machine.fma_latency);
+  params.per_cycle = static_cast<unsigned>(machine.fma_per_cycle);
+  params.link_latency = static_cast<Cycle>(machine.link_latency);
+  params.rate = machine.link_rate();
+  params.buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.block_size));
+  params.whole_blocks = make_roll_policy(machine.roll_policy)->waits_for_whole_blocks();
+  params.split = in.split_complex;
+  if (params.fma_latency < 1 || params.link_latency < 1 || params.buffer_words < 1 || params.per_cycle < 1)
+    throw std::invalid_argument("fma_latency, link_latency, link_buffer_words and fma_per_cycle must be at least 1");
+  return std::make_unique<EventRun>(in, params);
+}
+
+}  // namespace torus

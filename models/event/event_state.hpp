@@ -1,0 +1,129 @@
+#pragma once
+// The state the event engine keeps per node, buffer, message and link. Times are whole
+// cycles; a time not yet known is simply not computed yet (the engine evaluates every quantity
+// once its inputs are known, docs/timing-model.md gives the rules). Values live in the nodes'
+// datapaths, exactly as in the SystemC engine.
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/datapath.hpp"
+#include "models/engine_records.hpp"
+#include "sim/dataflow.hpp"
+#include "sim/micro_schedule.hpp"
+#include "sim/rational.hpp"
+#include "sim/roll_policy.hpp"
+
+namespace torus::event {
+
+// Per task, kept when asked (tests of hand-built Programs), as the SystemC engine keeps them:
+// compute: first fma, cycle its last result is usable, fma issued; send: first and last word's
+// leaving cycle, words; receive: first and last word stored, words.
+struct TaskSpan {
+  Cycle first = never;
+  Cycle last = never;
+  std::uint32_t count = 0;
+  void note(Cycle cycle) {
+    if (count++ == 0) first = cycle;
+    last = cycle;
+  }
+};
+
+struct Params {
+  Cycle fma_latency = 1;
+  unsigned per_cycle = 1;
+  Cycle link_latency = 1;
+  Rational rate{1, 1};
+  std::uint64_t buffer_words = 1;
+  bool whole_blocks = true;  // the roll policy starts a compute only on complete blocks
+  bool split = false;        // complex data on a real unit: two dependency targets per word
+  bool trace_tasks = false;  // keep a TaskSpan per task
+};
+
+// One buffer of a node: per word, when its value is usable, which generation it holds and since
+// when, when its last update of the running compute is usable (for words sent as they become
+// final), and the last cycle it left on a link.
+struct BufferTimes {
+  std::vector<Cycle> ready, since, left;
+  std::vector<Cycle> component_ready;  // split complex: word * 2 + component
+  std::vector<std::uint32_t> generation;
+  std::vector<std::uint16_t> writes_left;
+  Cycle busy_until = never;                // the last cycle any word of it left
+  DataTag tag;
+  std::vector<std::uint32_t> active_sends;  // messages posted from it whose words have not all left
+  void allocate(std::size_t words, bool split);
+  void place(std::uint32_t generation, Cycle cycle);  // load or zero: every word from `cycle`
+};
+
+struct MessageState {
+  // Sender: posted on the port of its (only) hop.
+  bool posted = false;
+  Cycle posted_at = never;
+  std::uint32_t buffer = no_buffer, generation = 0;
+  std::uint32_t compute = no_task;  // index of the compute it follows in the sender's compute list
+  SendRelease release = SendRelease::ComputeDone;
+  const std::vector<std::uint32_t>* order = nullptr;  // word order; nullptr: 0, 1, 2, ...
+  std::uint64_t link_base = 0;   // index of its first word among all words of its link
+  std::uint32_t sent = 0;        // words whose leaving cycle is known
+  std::uint32_t step = 0;        // the send's global step label
+  std::uint32_t send_task = no_task, receive_task = no_task;
+  // Receiver.
+  bool receive_posted = false;
+  Cycle receive_posted_at = never;
+  std::uint32_t into = no_buffer, into_generation = 0;
+  std::uint32_t taken = 0;       // words whose storing cycle is known
+  Cycle last_store = never;      // when the last word was stored
+  // Per word in sending order.
+  std::vector<Cycle> release_at, leave, arrival;
+  std::vector<std::complex<double>> payload;
+  std::uint32_t words = 0;
+  bool complete() const { return taken == words && sent == words; }
+};
+
+struct LinkState {
+  std::int64_t next_free_tick = 0;  // in units of 1/num cycle
+  Cycle last_leave = 0;
+  Cycle last_active = never;
+  LinkRecord stats;
+  std::uint64_t words_posted = 0;
+  std::vector<std::uint32_t> queue;  // messages in the order they were posted
+  std::size_t head = 0;              // the first whose words have not all left
+  std::vector<Cycle> leaves, pops;   // per word of the link, in order
+  std::uint64_t occupancy_front = 0; // for the peak: first word not yet popped before the newest arrival
+};
+
+// Where a node's walk through its task list stands.
+struct Walk {
+  std::uint32_t next = 0;   // task pointer
+  Cycle at = 0;             // cycle at which the pointer reached `next`
+  bool entered = false, started = false;
+  std::size_t fma = 0;      // next instruction of the current compute
+  std::uint32_t compute = no_task;     // index of the last compute entered
+  std::uint32_t posted_until = 0;      // sends before this task index have been posted
+  Cycle last_issue = never;            // the fma unit: last cycle an fma issued, and how many then
+  unsigned issued_then = 0;
+  Cycle last_result = 0;
+  Cycle passed_all = never;            // cycle the pointer passed the last task
+};
+
+struct NodeState {
+  Walk walk;
+  std::vector<BufferTimes> buffers;
+  std::vector<std::uint32_t> info;           // per task: generation (load/receive/send) or compute index
+  std::vector<TaskDataflow> flow;            // per task
+  std::vector<std::uint32_t> compute_task;   // per compute index: its task
+  std::vector<Cycle> compute_done;           // per compute index
+  std::vector<StepRecord> steps;
+  std::vector<std::uint32_t> active;         // messages in or out not complete (their evaluation may wait on us)
+  std::array<std::vector<std::uint32_t>, direction_count> sends_by_direction;  // own messages, posted order
+  std::unique_ptr<NodeDatapath> datapath;
+  NodeRecord record;
+  Cycle accounted_until = 0;                 // cycles before this are classified
+  std::vector<std::pair<Cycle, Cycle>> waits;  // [from, to): waiting for words (operand or back-pressure)
+  Cycle last_leave = 0, last_pop = 0;        // of its own sends, of its receives
+  std::vector<TaskSpan> trace;               // per task, when asked
+};
+
+}  // namespace torus::event

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Both timing engines on the same runs: every report figure must be equal.
+
+  python3 tools/engines.py compare [--sample K] [--random R] [--seed S] [-j J]
+
+Runs each configuration with `--engine systemc` and `--engine event` and compares the two JSON
+reports field by field, leaving out only what describes the host or the engine itself (wall
+times, memory, the engine's name and its fast-forward figures). The configurations are every
+row of scenarios/regression.yaml (every K-th with --sample K) and R more drawn at random with
+a fixed seed over the whole parameter space (P up to 6, b up to 4, every alpha, every
+direction, fma latency 1-16, 1-4 fma per cycle, link latency 1-8, six bandwidths, buffers from
+one word to auto, both roll policies and micro-schedules, real and complex data). Exits 1
+and prints every difference when any figure differs or a run fails in one engine only.
+"""
+
+import argparse
+import concurrent.futures
+import itertools
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+HOST_FIELDS = {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma",
+               "fast_forward_note"}
+REGRESSION = {
+    "N": ["4", "6", "8"], "P": ["2", "4"], "direction": ["forward", "inverse"],
+    "alpha": ["+++", "++-", "+-+", "+--", "-++", "-+-", "--+", "---"], "fma_latency": ["1", "4"],
+    "link_words_per_cycle": ["1", "1/2"], "link_latency": ["1", "3"], "roll_policy": ["after_compute", "overlapped"],
+}
+
+
+def regression_rows():
+    keys = list(REGRESSION)
+    for values in itertools.product(*(REGRESSION[k] for k in keys)):
+        yield ["--transform", "dht"] + [arg for k, v in zip(keys, values) for arg in (f"--{k}", v)]
+
+
+def random_rows(count, seed):
+    rng = random.Random(seed)
+    for _ in range(count):
+        p = rng.randint(1, 6)
+        b = rng.randint(1, 4)
+        words = b ** 3
+        transform = rng.choice(["dct", "dht", "dft", "dft"])
+        row = ["--N", str(p * b), "--P", str(p), "--transform", transform,
+               "--alpha", "".join(rng.choice("+-") for _ in range(3)),
+               "--direction", rng.choice(["forward", "inverse", "both"]),
+               "--fma_latency", str(rng.randint(1, 16)), "--fma_per_cycle", str(rng.randint(1, 4)),
+               "--link_latency", str(rng.randint(1, 8)),
+               "--link_words_per_cycle", rng.choice(["1", "2", "1/2", "2/3", "1/8", "3/2"]),
+               "--link_buffer_words", rng.choice(["1", "2", str(max(1, words // 2)), str(words), "auto"]),
+               "--roll_policy", rng.choice(["after_compute", "overlapped"]),
+               "--micro_schedule", rng.choice(["interleaved", "chained"])]
+        if transform == "dft":
+            row += ["--complex_fma_cost", rng.choice(["1", "4"])]
+        yield row
+
+
+def strip(report):
+    report = dict(report)
+    for key in ("engine", "wall_seconds", "machine"):
+        report.pop(key, None)
+    timing = dict(report.get("timing", {}))
+    for key in HOST_FIELDS:
+        timing.pop(key, None)
+    report["timing"] = timing
+    return report
+
+
+def differences(a, b, path=""):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                yield f"{path}/{k}: only in {'systemc' if k in a else 'event'}"
+            else:
+                yield from differences(a[k], b[k], f"{path}/{k}")
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            yield from differences(x, y, f"{path}[{i}]")
+    elif a != b:
+        yield f"{path}: systemc {json.dumps(a)[:80]}, event {json.dumps(b)[:80]}"
+
+
+def run_once(binary, row, engine, folder):
+    path = os.path.join(folder, engine + ".json")
+    done = subprocess.run([binary, "run", *row, "--engine", engine, "--report_json", path],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+    report = None
+    if done.returncode in (0, 3):
+        with open(path, encoding="utf-8") as f:
+            report = strip(json.load(f))
+    return done.returncode, report, done.stderr.decode(errors="replace").strip()[-300:]
+
+
+def compare(binary, row):
+    with tempfile.TemporaryDirectory() as folder:
+        a = run_once(binary, row, "systemc", folder)
+        b = run_once(binary, row, "event", folder)
+    if a[0] != b[0]:
+        return [f"exit status: systemc {a[0]} ({a[2]}), event {b[0]} ({b[2]})"]
+    if a[1] is None:
+        return []  # refused or stalled alike
+    return list(differences(a[1], b[1]))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["compare"])
+    parser.add_argument("--binary", default=os.path.join(ROOT, "build", "tools", "torus-sim"))
+    parser.add_argument("--sample", type=int, default=1, help="every K-th regression row (default: all)")
+    parser.add_argument("--random", type=int, default=300, help="random configurations (default 300)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    args = parser.parse_args()
+    if args.sample < 1 or args.random < 0 or args.jobs < 1:
+        sys.exit("engines.py: --sample and --jobs must be at least 1, --random at least 0")
+    rows = list(regression_rows())[::args.sample] + list(random_rows(args.random, args.seed))
+    failures = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for row, problems in zip(rows, pool.map(lambda r: compare(args.binary, r), rows)):
+            if problems:
+                failures += 1
+                print("DIFFERENT: torus-sim run " + " ".join(row))
+                for p in problems[:12]:
+                    print("  " + p)
+    print(f"{len(rows) - failures} of {len(rows)} configurations give equal reports in both engines")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
