@@ -1,12 +1,18 @@
 // The Eigen golden reference against FFTW3, an independent implementation: DFT through
-// fftw_plan_dft_3d, DCT-II through REDFT10, DHT through FFTW_DHT, at powers of two and not.
+// fftw_plan_dft_3d, DCT-II through REDFT10, DST-II through RODFT10, DHT through FFTW_DHT, at
+// powers of two and not.
 //
 // Tolerance (normwise, 2-norm): the golden result g obeys |g - y| <= F |C|^(x3)|x| elementwise
 // with F = three_stage_factor (docs/numerics.md), so ||g - y|| <= F || |C|^(x3)|x| ||. FFTW's
 // Cooley-Tukey style algorithms obey ||f - y|| <= L eta ||y|| with L levels per dimension
 // (at most ceil(log2 N) + 1 for the radices 2..5 of these sizes) and eta = sqrt(2) gamma(8) for
 // a butterfly with twiddle (Higham, "Accuracy and Stability of Numerical Algorithms", Thm 24.2,
-// with the radix-5 butterfly's extra additions); three dimensions give 3 L eta.
+// with the radix-5 butterfly's extra additions); three dimensions give 3 L eta. REDFT10 and
+// RODFT10 run through the same FFTW algorithms (a real DFT of size N between one pre-processing
+// addition and one post-processing rotation per element, counted in the "+ 1" level of L), so
+// one bound covers DCT-II and DST-II alike; rescaling FFTW's output to the orthonormal
+// convention costs three more roundings per element, inside the same bound's slack at every
+// size tested (the worst ratio to the bound is printed on failure).
 
 #include <catch2/catch.hpp>
 
@@ -79,22 +85,26 @@ TEST_CASE("golden DFT matches fftw_plan_dft_3d", "[kernels][golden][fftw]") {
   else check_against_fftw(x, out, "dft");
 }
 
-TEST_CASE("golden DCT-II and DHT match FFTW's REDFT10 and DHT", "[kernels][golden][fftw]") {
+TEST_CASE("golden DCT-II, DST-II and DHT match FFTW's REDFT10, RODFT10 and DHT", "[kernels][golden][fftw]") {
   const std::size_t n = GENERATE(2, 4, 6, 8, 12, 15);
-  const auto kind = GENERATE(FFTW_REDFT10, FFTW_DHT);
+  const auto kind = GENERATE(FFTW_REDFT10, FFTW_RODFT10, FFTW_DHT);
   const Tensor3<double> x = random_tensor<double>(n, 11);
   Tensor3<double> in = x, out(n, n, n);
   const int size = static_cast<int>(n);
   fftw_plan plan = fftw_plan_r2r_3d(size, size, size, in.data(), out.data(), kind, kind, kind, FFTW_ESTIMATE);
   fftw_execute(plan);
   fftw_destroy_plan(plan);
-  if (kind == FFTW_REDFT10) {
-    // FFTW's REDFT10 is 2 sum x_n cos(pi (2n+1) k / 2N); the orthonormal DCT-II scales output
-    // k by s_k / 2 with s_0 = sqrt(1/N), s_k = sqrt(2/N).
-    const auto scale = [n](std::size_t k) { return std::sqrt((k == 0 ? 1.0 : 2.0) / static_cast<double>(n)) / 2.0; };
+  if (kind != FFTW_DHT) {
+    // FFTW's REDFT10 is 2 sum x_n cos(pi (2n+1) k / 2N), RODFT10 2 sum x_n sin(pi (2n+1)(k+1) / 2N);
+    // the orthonormal DCT-II and DST-II scale output k by s_k / 2 with s_k = sqrt(2/N), except
+    // sqrt(1/N) at k = 0 (DCT) or k = N - 1 (DST).
+    const std::size_t single = kind == FFTW_REDFT10 ? 0 : n - 1;
+    const auto scale = [n, single](std::size_t k) {
+      return std::sqrt((k == single ? 1.0 : 2.0) / static_cast<double>(n)) / 2.0;
+    };
     for (std::size_t k = 0; k < n; ++k)
       for (std::size_t j = 0; j < n; ++j)
         for (std::size_t i = 0; i < n; ++i) out(i, j, k) *= scale(i) * scale(j) * scale(k);
   }
-  check_against_fftw(x, out, kind == FFTW_REDFT10 ? "dct" : "dht");
+  check_against_fftw(x, out, kind == FFTW_REDFT10 ? "dct" : kind == FFTW_RODFT10 ? "dst" : "dht");
 }
