@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/npy_header.hpp"
 #include "kernels/scalar.hpp"
 #include "kernels/tensor3.hpp"
 
@@ -21,11 +22,15 @@ struct NpyData {
   std::vector<std::complex<double>> values;
 };
 
-// Throws std::runtime_error naming the file and what is wrong with it.
+// Throws std::invalid_argument naming the file and what is wrong with its contents (std::runtime_error
+// when reading fails). The header is checked against the file size before the data is read.
 NpyData read_npy(const std::string& path);
+// Reads only the header: what the file holds, at the cost of a few hundred bytes.
+NpyHeader read_npy_header(const std::string& path);
 
-// Shape n1 x n2 x n3 with element (i,j,k) = x(i,j,k). Throws naming the file when the array
-// is not 3-dimensional or holds complex values and T is real.
+// Shape n1 x n2 x n3 with element (i,j,k) = x(i,j,k). Throws std::invalid_argument naming the
+// file when the array is not 3-dimensional, holds complex values and T is real, or holds an
+// element that is not finite or beyond T's range (naming the element).
 template <class T>
 Tensor3<T> read_npy_tensor(const std::string& path);
 
