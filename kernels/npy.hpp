@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/npy_header.hpp"
 #include "kernels/output_file.hpp"  // write_npy writes through it
 #include "kernels/scalar.hpp"
 #include "kernels/tensor3.hpp"
@@ -23,18 +24,15 @@ struct NpyData {
   std::vector<std::complex<double>> values;
 };
 
-// A file that is not a readable .npy of the kind asked for: an input problem (exit code 2),
-// like any other bad parameter value.
-class NpyError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
-
-// Throws NpyError naming the file and what is wrong with it.
+// Throws NpyError naming the file and what is wrong with its contents (std::runtime_error when
+// reading fails). The header is checked against the file size before the data is read.
 NpyData read_npy(const std::string& path);
+// Reads only the header: what the file holds, at the cost of a few hundred bytes.
+NpyHeader read_npy_header(const std::string& path);
 
-// Shape n1 x n2 x n3 with element (i,j,k) = x(i,j,k). Throws naming the file when the array
-// is not 3-dimensional or holds complex values and T is real.
+// Shape n1 x n2 x n3 with element (i,j,k) = x(i,j,k). Throws NpyError naming the file
+// when the array is not 3-dimensional, holds complex values and T is real, or holds an
+// element that is not finite or beyond T's range (naming the element).
 template <class T>
 Tensor3<T> read_npy_tensor(const std::string& path);
 

@@ -31,6 +31,7 @@ Normalisation parse_normalisation(std::string_view text);
 struct TransformOptions {
   Normalisation normalisation = Normalisation::None;  // dft, dht, wht
   std::string user_matrix_path;                       // user
+  std::size_t size = 0;  // N when known: a user matrix of another size is refused before it is inverted
   double unit_roundoff = 0x1p-53;  // working precision; bounds how ill-conditioned a user matrix may be
 };
 

@@ -1,22 +1,30 @@
 #include "sim/fault_config.hpp"
 
+#include <charconv>
 #include <cstring>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "kernels/text.hpp"
 
 namespace torus {
 namespace {
 
+// The whole part, digits only: stoi read "1abc" as 1.
+bool parse_coordinate(std::string_view text, int& out) {
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return digits && ec == std::errc() && ptr == text.data() + text.size();
+}
+
 NodeCoord parse_node(std::string_view text) {
   const auto parts = split(text, ',');
   NodeCoord node;
-  try {
-    if (parts.size() != 3) throw std::invalid_argument("");
-    node = {std::stoi(parts[0]), std::stoi(parts[1]), std::stoi(parts[2])};
-  } catch (const std::exception&) {
-    throw std::invalid_argument("fault_node: '" + std::string(text) + "' is not allowed; allowed: three coordinates q,r,s");
-  }
+  if (parts.size() != 3 || !parse_coordinate(parts[0], node.q) || !parse_coordinate(parts[1], node.r) ||
+      !parse_coordinate(parts[2], node.s))
+    throw std::invalid_argument("fault_node: '" + std::string(text) +
+                                "' is not allowed; allowed: three whole coordinates q,r,s from 0 to P - 1, such as 1,0,2");
   return node;
 }
 
@@ -65,6 +73,21 @@ double with_bit_flipped(double value, int bit) {
   bits ^= std::uint64_t{1} << bit;
   std::memcpy(&value, &bits, sizeof bits);
   return value;
+}
+
+std::string describe_flip(double before, double after) {
+  const std::string from = fmt::format("{} ({:a})", before, before);
+  if (std::memcmp(&before, &after, sizeof before) != 0) return fmt::format("{} became {} ({:a})", from, after, after);
+  return from + " stayed the same: the flipped bit lies below the precision of the stored word (a float keeps bits 29 to 63 "
+                "of the double)";
+}
+
+void check_engine(const FaultConfig& fault, std::string_view engine) {
+  if (fault.kind() == FaultKind::None || engine == "systemc") return;
+  const std::string why = engine == "event" ? "which times whole messages and tasks and cannot place a fault inside them"
+                                            : "which has no links, clock or node memories to fault";
+  throw std::invalid_argument("fault: '" + fault.fault + "' is not allowed with engine '" + std::string(engine) + "', " + why +
+                              "; allowed: engine systemc (the cycle-accurate engine injects faults), or fault none");
 }
 
 void validate(const FaultConfig& fault, int p) {

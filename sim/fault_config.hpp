@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "sim/geometry.hpp"
 #include "sim/parameters.hpp"
@@ -31,6 +32,14 @@ struct FaultConfig {
 
 // `value` with bit `bit` (0 = least significant) of its IEEE 754 double representation inverted.
 double with_bit_flipped(double value, int bit);
+
+// "0.5 (0x1p-1) became 0.5000000000000001 (0x1.0000000000001p-1)": every digit that differs is
+// shown; a flip lost when the word is stored in a narrower type is said to be lost.
+std::string describe_flip(double before, double after);
+
+// Throws std::invalid_argument when a fault is set for an engine that cannot inject it (only
+// the systemc engine can): ignored, the run would pass and seem to have survived the fault.
+void check_engine(const FaultConfig& fault, std::string_view engine);
 
 // Throws std::invalid_argument when fault_node lies outside a P x P x P torus.
 void validate(const FaultConfig& fault, int p);

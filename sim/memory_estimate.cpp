@@ -1,5 +1,7 @@
 #include "sim/memory_estimate.hpp"
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -25,6 +27,15 @@ double available_memory() {
   while (in >> key >> kib >> unit)
     if (key == "MemAvailable:") return kib * 1024.0;
   return 0;
+}
+
+// Reading --input holds the file's data bytes and every value as complex<double> at once.
+double input_read_bytes(const RunConfig& run) {
+  if (run.input.empty()) return 0;
+  std::error_code error;
+  const std::uintmax_t file = std::filesystem::file_size(run.input, error);
+  const double n = static_cast<double>(run.n);
+  return (error ? 0.0 : static_cast<double>(file)) + 16.0 * n * n * n;
 }
 
 }  // namespace
@@ -54,18 +65,35 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   // step a compute, two sends and two receives, and per send a message with its route.
   const double program = nodes * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
   e.schedule_bytes = steps * nodes * 100.0 + program;
-  e.tensors_bytes = 12 * n * n * n * value_bytes;
+  e.tensors_bytes = 12 * n * n * n * value_bytes + input_read_bytes(run);
   return e;
 }
 
+void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller) {
+  const bool set = max_memory > 0;
+  const double limit = set ? static_cast<double>(max_memory) : available_memory();
+  if (limit > 0 && estimate.total() > limit)
+    throw std::invalid_argument(fmt::format("memory: this {} needs about {} but {} allows {}; allowed: {}, or a larger max_memory",
+                                            estimate.what, estimate.describe(), set ? "max_memory" : "the available memory",
+                                            human(limit), smaller));
+}
+
 void check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
-  const MemoryEstimate e = estimate_memory(run, machine, complex_data);
-  const bool set = run.max_memory > 0;
-  const double limit = set ? static_cast<double>(run.max_memory) : available_memory();
-  if (limit > 0 && e.total() > limit)
-    throw std::invalid_argument(fmt::format("memory: this run needs about {} but {} allows {}; allowed: a smaller N or P, "
-                                            "or a larger max_memory",
-                                            e.describe(), set ? "max_memory" : "the available memory", human(limit)));
+  check_memory(estimate_memory(run, machine, complex_data), run.max_memory, "a smaller N or P");
+}
+
+MemoryEstimate estimate_schedule_command(std::string_view command, std::string_view format, std::int64_t p,
+                                         std::size_t directions) {
+  // Peak bytes per P^4 and direction, measured with /usr/bin/time at P = 12 to 24 and raised by
+  // half like the run's estimate: a proof keeps one schedule and its bookkeeping; text and JSON
+  // are built whole before they are printed (JSON as a tree of objects first).
+  const bool json = format == "json";
+  const double per_p4 = command == "verify" ? 450 : command == "schedule" ? (json ? 12000 : 800) : (json ? 40000 : 7500);
+  const double p4 = std::pow(static_cast<double>(p), 4);
+  MemoryEstimate e;
+  e.what = "torus-sim " + std::string(command);
+  e.schedule_bytes = per_p4 * p4 * static_cast<double>(command == "verify" ? 1 : directions);
+  return e;
 }
 
 }  // namespace torus

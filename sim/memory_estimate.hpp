@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "sim/machine_config.hpp"
 #include "sim/run_config.hpp"
@@ -14,7 +15,8 @@ namespace torus {
 struct MemoryEstimate {
   double nodes_bytes = 0;     // node models: state, two buffers per rolled kind, six links
   double schedule_bytes = 0;  // the schedules as data and their verification
-  double tensors_bytes = 0;   // input, results, golden reference and bounds
+  double tensors_bytes = 0;   // input (as read and as held), results, golden reference and bounds
+  std::string what = "run";   // "run", or the schedule command ("torus-sim verify")
   double total() const { return 16.0 * 1024 * 1024 + nodes_bytes + schedule_bytes + tensors_bytes; }
   std::string describe() const;
 };
@@ -24,5 +26,13 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
 // Throws std::invalid_argument naming the estimate and the limit when the run would not fit:
 // max_memory when set, otherwise the memory the system reports available.
 void check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data);
+// The same for any estimate; `smaller` says what to reduce ("a smaller P").
+void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller);
+
+// What `torus-sim schedule`, `verify` and `program` (`command`) need at torus edge P, in
+// `format` ("text" or "json"), for `directions` transforms: their output is built whole, so
+// P = 128 once took 8 GB before printing a line.
+MemoryEstimate estimate_schedule_command(std::string_view command, std::string_view format, std::int64_t p,
+                                         std::size_t directions);
 
 }  // namespace torus

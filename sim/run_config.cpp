@@ -9,6 +9,7 @@
 
 #include "kernels/npy.hpp"
 #include "kernels/output_file.hpp"
+#include "kernels/text.hpp"
 
 namespace torus {
 
@@ -50,6 +51,7 @@ TransformOptions RunConfig::transform_options() const {
   TransformOptions options;
   options.normalisation = parse_normalisation(normalisation);
   options.user_matrix_path = user_matrix;
+  options.size = static_cast<std::size_t>(n);
   options.unit_roundoff = parse_precision(precision) == Precision::Single ? unit_roundoff<float>() : unit_roundoff<double>();
   return options;
 }
@@ -59,6 +61,21 @@ namespace {
 // Refuses, before any work, an output path that cannot be written (a missing or read-only
 // folder, a device, a directory): found out after a long simulation, it would waste the run.
 void check_writable(std::string_view key, const std::string& path) { check_output_path(key, path); }
+
+// Reads only the header, so that the size is checked before the data is read (and before the
+// memory check, which counts the data): returns whether the file holds complex values.
+bool check_input_header(const RunConfig& config) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(config.input, error))
+    throw std::invalid_argument("input: '" + config.input + "' is not a readable file");
+  const NpyHeader header = with_parameter("input", [&] { return read_npy_header(config.input); });
+  const auto n = static_cast<std::size_t>(config.n);
+  if (header.shape != std::vector<std::size_t>{n, n, n})
+    throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n) + " x " + std::to_string(n) +
+                                " x " + std::to_string(n) + " (N = " + std::to_string(n) + ") but " +
+                                header.shape_text());
+  return header.complex_valued();
+}
 
 }  // namespace
 
@@ -72,15 +89,7 @@ ScalarType validate(const RunConfig& config) {
   std::error_code error;  // the non-throwing queries: an unreadable name is a bad value, not a failure
   if (!config.user_matrix.empty() && !std::filesystem::is_regular_file(config.user_matrix, error))
     throw std::invalid_argument("user_matrix: '" + config.user_matrix + "' is not a regular file");
-  if (!config.input.empty()) {
-    if (!std::filesystem::is_regular_file(config.input, error))
-      throw std::invalid_argument("input: '" + config.input + "' is not a readable file");
-    try {
-      complex = complex || read_npy(config.input).complex_valued;
-    } catch (const NpyError& e) {
-      throw std::invalid_argument(std::string("input: ") + e.what());
-    }
-  }
+  if (!config.input.empty()) complex = check_input_header(config) || complex;
   if (config.domain == "real" && complex)
     throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +
                                 "' or this input; the data must be complex (domain: auto or complex)");

@@ -12,6 +12,7 @@
 #include "kernels/mode_product.hpp"
 #include "kernels/npy.hpp"
 #include "kernels/scalar.hpp"
+#include "kernels/text.hpp"
 #include "sim/accuracy.hpp"
 #include "sim/host_data.hpp"
 #include "sim/program.hpp"
@@ -41,12 +42,7 @@ template <class T>
 Tensor3<T> make_input(const RunConfig& config) {
   const auto n = static_cast<std::size_t>(config.n);
   if (config.input.empty()) return random_tensor<T>(n, config.seed);
-  Tensor3<T> x;
-  try {
-    x = read_npy_tensor<T>(config.input);
-  } catch (const NpyError& e) {
-    throw std::invalid_argument(std::string("input: ") + e.what());
-  }
+  Tensor3<T> x = with_parameter("input", [&] { return read_npy_tensor<T>(config.input); });
   if (x.extents() != Extents3{n, n, n})
     throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n) + " x " + std::to_string(n) +
                                 " x " + std::to_string(n) + " (N = " + std::to_string(n) + ")");

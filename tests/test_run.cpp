@@ -110,49 +110,6 @@ TEST_CASE("npy files written in C order and Fortran order read the same", "[kern
   CHECK_THROWS_WITH(read_npy(dir.file("bad.npy")), Catch::Contains("bad magic"));
 }
 
-namespace {
-
-// A version-1 .npy file with the given header dictionary and `data_bytes` zero bytes of data.
-void write_raw_npy(const std::string& path, const std::string& dictionary, std::size_t data_bytes) {
-  std::string header = dictionary;
-  header.append(128 - 10 - header.size() - 1, ' ');
-  header += '\n';
-  std::ofstream(path, std::ios::binary) << std::string("\x93NUMPY\x01\x00", 8) << static_cast<char>(header.size()) << '\0'
-                                        << header << std::string(data_bytes, '\0');
-}
-
-std::string npy_error_for(const std::string& path, const std::string& dictionary, std::size_t data_bytes) {
-  write_raw_npy(path, dictionary, data_bytes);
-  try {
-    read_npy(path);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-}  // namespace
-
-TEST_CASE("npy shapes are read strictly and checked against overflow and the file before allocating", "[kernels][npy]") {
-  TempDir dir;
-  const std::string path = dir.file("h.npy");
-  const auto with_shape = [&](const std::string& shape, std::size_t data_bytes = 0) {
-    return npy_error_for(path, "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }", data_bytes);
-  };
-  // Negative, signed, fractional and exponent forms were taken as sizes (stoull wraps "-4").
-  CHECK_THAT(with_shape("(-4, -4, 4)"), Catch::Contains("'-4', not a size"));
-  CHECK_THAT(with_shape("(+4, 4, 4)"), Catch::Contains("'+4', not a size"));
-  CHECK_THAT(with_shape("(4.0, 4, 4)"), Catch::Contains("'4.0', not a size"));
-  CHECK_THAT(with_shape("(4e1, 4, 4)"), Catch::Contains("'4e1', not a size"));
-  CHECK_THAT(with_shape("(99999999999999999999999, 1, 1)"), Catch::Contains("too large a size"));
-  // 2^61 + 8 elements of 8 bytes wrap to 64 bytes: the product must be refused, not allocated.
-  CHECK_THAT(with_shape("(2305843009213693960, 8, 1)", 64), Catch::Contains("more bytes than any file can hold"));
-  CHECK_THAT(with_shape("(4, 4, 4)", 8), Catch::Contains("holds 8 data bytes, expected 512"));
-  CHECK(with_shape("(2, 2, 2)", 64) == "no error");
-  CHECK_THAT(npy_error_for(path, "{'descr': [('x', '<f8'), ('y', '<f8')], 'fortran_order': False, 'shape': (2,), }", 32),
-             Catch::Contains("structured array") && Catch::Contains("allowed: a plain array"));
-}
-
 TEST_CASE("same scenario and seed give bit-identical results", "[sim][run][determinism]") {
   TempDir dir;
   const auto run_once = [&](const char* name) {

@@ -2,7 +2,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <complex>
+#include <cstring>
 #include <map>
+#include <random>
 #include <set>
 
 #include "sim/analytic_model.hpp"
@@ -19,6 +23,29 @@ TEST_CASE("rates parse as exact reduced rationals", "[sim][rational]") {
   CHECK(Rational::parse("2", "w").to_string() == "2");
   for (const char* bad : {"0", "-1", "1/0", "abc", "1/", "0.0000001", "2000000"})
     CHECK_THROWS_WITH(Rational::parse(bad, "link_words_per_cycle"), Catch::Contains("link_words_per_cycle: '"));
+}
+
+TEST_CASE("rates refuse signs, stray characters and overflow instead of misreading them", "[sim][rational][errors]") {
+  // Each was once accepted: as 0.5, 0.95, and 2 (after the whole part times 10 overflowed).
+  const auto error = [](const char* text) {
+    try {
+      Rational::parse(text, "link_words_per_cycle");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(error("-0.5"), Catch::StartsWith("link_words_per_cycle: '-0.5' is not allowed (not a plain number: no sign"));
+  CHECK_THAT(error("1.-5"), Catch::StartsWith("link_words_per_cycle: '1.-5' is not allowed (not a plain number"));
+  CHECK_THAT(error("1844674407370955163.6"), Catch::StartsWith("link_words_per_cycle: '1844674407370955163.6' is not allowed (too large)"));
+  CHECK_THAT(error("99999999999999999999"), Catch::Contains("(too large)"));
+  for (const char* bad : {"+1", "1/-8", "-1/-8", "1/+8", " 1", "1 ", "1e3", "0x10", "1.", ".", "1/8.0", "1..5", "1/0"})
+    CHECK_THAT(error(bad), Catch::Contains("allowed: a positive number such as 2, 1/8 or 0.125"));
+  CHECK_THAT(error("1/0"), Catch::Contains("(a denominator of zero)"));
+  CHECK_THAT(error("0.0"), Catch::Contains("(zero is not positive)"));
+  CHECK(Rational::parse(".5", "w") == Rational{1, 2});
+  CHECK(Rational::parse("1000000", "w") == Rational{1000000, 1});
+  CHECK(Rational::parse("0.000001", "w") == Rational{1, 1000000});
 }
 
 TEST_CASE("machine parameters are declared with ranges and refuse bad values", "[sim][parameters]") {
@@ -39,24 +66,78 @@ TEST_CASE("machine parameters are declared with ranges and refuse bad values", "
   }
 }
 
+namespace {
+
+using Update = std::pair<std::size_t, FmaPart>;  // (reduction index r, part)
+
+// What each dependency target must receive, in order: r ascending and, per r, the parts of a
+// component in the fixed order re: 0 then 2, im: 1 then 3 (micro_schedule.hpp).
+std::vector<Update> expected_updates(std::size_t b, bool split, bool imaginary) {
+  std::vector<Update> out;
+  for (std::size_t r = 0; r < b; ++r) {
+    if (!split) out.emplace_back(r, FmaPart::Whole);
+    else if (imaginary) out.insert(out.end(), {{r, FmaPart::RealImag}, {r, FmaPart::ImagReal}});
+    else out.insert(out.end(), {{r, FmaPart::RealReal}, {r, FmaPart::ImagImag}});
+  }
+  return out;
+}
+
+// Runs a micro-program on fixed random words with one rounding per fma, as a node's unit does:
+// a split complex multiply-add as four real fma, a whole one as one complex multiply-add.
+std::vector<std::complex<double>> execute(const MicroProgram& program, std::size_t b) {
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  const auto random_words = [&](std::size_t count) {
+    std::vector<std::complex<double>> words(count);
+    for (auto& w : words) w = {uniform(rng), uniform(rng)};
+    return words;
+  };
+  const auto operand = random_words(b * b * b), coefficient = random_words(b * b);
+  std::vector<std::complex<double>> acc(b * b * b);
+  for (const FmaInstruction& i : program.instructions) {
+    const std::complex<double> a = operand[i.operand], c = coefficient[i.coefficient];
+    std::complex<double>& y = acc[i.accumulator];
+    switch (i.part) {
+      case FmaPart::Whole: y += a * c; break;
+      case FmaPart::RealReal: y.real(std::fma(a.real(), c.real(), y.real())); break;
+      case FmaPart::ImagImag: y.real(std::fma(-a.imag(), c.imag(), y.real())); break;
+      case FmaPart::RealImag: y.imag(std::fma(a.real(), c.imag(), y.imag())); break;
+      case FmaPart::ImagReal: y.imag(std::fma(a.imag(), c.real(), y.imag())); break;
+    }
+  }
+  return acc;
+}
+
+}  // namespace
+
 TEST_CASE("every micro-schedule gives each accumulator word its b updates in reduction order", "[sim][micro]") {
-  for (const std::string& name : micro_schedule_names())
-    for (int mode = 1; mode <= 3; ++mode)
-      for (const bool split : {false, true}) {
-        const std::size_t b = 3;
+  const std::size_t b = 3;
+  for (int mode = 1; mode <= 3; ++mode)
+    for (const bool split : {false, true}) {
+      std::vector<std::vector<std::complex<double>>> results;
+      for (const std::string& name : micro_schedule_names()) {
         const MicroProgram program = make_micro_schedule(name)->build(mode, b, split);
         INFO(name << " mode " << mode << " split " << split);
         REQUIRE(program.instructions.size() == b * b * b * b * (split ? 4 : 1));
-        // Per target, the sequence of (reduction, part) must be the same for every schedule:
-        // r ascending, and per r the real-unit parts in the order re: 0 then 2, im: 1 then 3.
-        std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, int>>> updates;
-        for (const FmaInstruction& i : program.instructions)
-          updates[program.target(i)].push_back({i.operand, static_cast<int>(i.part)});
+        std::map<std::uint32_t, std::vector<Update>> updates;
+        for (const FmaInstruction& i : program.instructions) {
+          const std::size_t r = i.coefficient % b;  // coefficient word = r + b * output index
+          CHECK(i.operand == operand_word(mode, b, i.accumulator, r));
+          CHECK(i.coefficient == coefficient_word(mode, b, i.accumulator, r));
+          updates[program.target(i)].emplace_back(r, i.part);
+        }
         CHECK(updates.size() == b * b * b * program.components);
-        for (const auto& [target, sequence] : updates) CHECK(sequence.size() == b * (split ? 2 : 1));
+        for (const auto& [target, sequence] : updates)
+          CHECK(sequence == expected_updates(b, split, split && target % 2 == 1));
         CHECK(program.operand_first_use.size() == b * b * b);
         CHECK(program.coefficient_first_use.size() == b * b);
+        results.push_back(execute(program, b));
       }
+      // The same updates in the same order per word: the same bits, whatever the schedule.
+      INFO("mode " << mode << " split " << split);
+      for (std::size_t s = 1; s < results.size(); ++s)
+        CHECK(std::memcmp(results[s].data(), results[0].data(), results[0].size() * sizeof(results[0][0])) == 0);
+    }
 }
 
 TEST_CASE("operand and coefficient words follow the mode's contraction", "[sim][micro]") {

@@ -1,3 +1,4 @@
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -8,12 +9,47 @@
 #include <Eigen/LU>
 
 #include "kernels/npy.hpp"
+#include "kernels/text.hpp"
 #include "kernels/transforms/factories.hpp"
 
 namespace torus {
 namespace {
 
-WideMatrix read_text_matrix(const std::string& path) {
+std::string size_mismatch(const std::string& path, std::size_t rows, std::size_t n) {
+  return "user_matrix: '" + path + "' is " + std::to_string(rows) + " x " + std::to_string(rows) + " but N = " +
+         std::to_string(n) + "; the matrix must be N x N";
+}
+
+// Refused before the matrix is inverted: the LU of a large matrix of the wrong size once took
+// 80 s before its size was looked at. `n` = 0: the size is not known yet.
+void check_rows(const std::string& path, std::size_t rows, std::size_t n) {
+  if (n != 0 && rows != n) throw std::invalid_argument(size_mismatch(path, rows, n));
+}
+
+// The whole field as one number: stold read the 1 of "1abc" and dropped the rest.
+bool parse_entry(std::string_view field, long double& value) {
+  if (field.starts_with('+') && field.size() > 1 && field[1] != '-' && field[1] != '+') field.remove_prefix(1);
+  const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
+  return ec == std::errc() && ptr == field.data() + field.size();
+}
+
+std::vector<long double> parse_row(const std::string& path, std::string line, std::size_t line_number) {
+  if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+  for (char& c : line)
+    if (c == ',' || c == ';') c = ' ';
+  std::istringstream fields(line);
+  std::vector<long double> row;
+  std::string field;
+  while (fields >> field) {
+    row.push_back(0);
+    if (!parse_entry(field, row.back()))
+      throw std::invalid_argument("user_matrix: '" + path + "' line " + std::to_string(line_number) + ": '" + field +
+                                  "' is not a real number (complex matrices need .npy)");
+  }
+  return row;
+}
+
+WideMatrix read_text_matrix(const std::string& path, std::size_t n) {
   std::error_code error;
   if (!std::filesystem::exists(path, error))
     throw std::invalid_argument("user_matrix: '" + path + "' cannot be opened for reading (no such file)");
@@ -23,24 +59,9 @@ WideMatrix read_text_matrix(const std::string& path) {
   if (!in) throw std::invalid_argument("user_matrix: '" + path + "' cannot be opened for reading");
   std::vector<std::vector<long double>> rows;
   std::string line;
-  while (std::getline(in, line)) {
-    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
-    for (char& c : line)
-      if (c == ',' || c == ';') c = ' ';
-    std::istringstream fields(line);
-    std::vector<long double> row;
-    std::string field;
-    while (fields >> field) {
-      try {
-        row.push_back(std::stold(field));
-      } catch (const std::exception&) {
-        throw std::invalid_argument("user_matrix: '" + path + "' line " +
-                                    std::to_string(rows.size() + 1) + ": '" + field +
-                                    "' is not a real number (complex matrices need .npy)");
-      }
-    }
-    if (!row.empty()) rows.push_back(std::move(row));
-  }
+  for (std::size_t number = 1; std::getline(in, line); ++number)
+    if (auto row = parse_row(path, line, number); !row.empty()) rows.push_back(std::move(row));
+  check_rows(path, rows.size(), n);
   WideMatrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].size() != rows.size())
@@ -54,23 +75,34 @@ WideMatrix read_text_matrix(const std::string& path) {
   return m;
 }
 
-WideMatrix read_npy_matrix(const std::string& path) {
-  NpyData data;
-  try {
-    data = read_npy(path);
-  } catch (const NpyError& e) {
-    throw std::invalid_argument(std::string("user_matrix: ") + e.what());
-  }
-  if (data.shape.size() != 2 || data.shape[0] != data.shape[1])
-    throw std::invalid_argument("user_matrix: '" + path + "' must hold a square 2-dimensional array");
-  const auto n = static_cast<Eigen::Index>(data.shape[0]);
-  WideMatrix m(n, n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < n; ++j) {
-      const auto& v = data.values[static_cast<std::size_t>(i * n + j)];
+WideMatrix read_npy_matrix(const std::string& path, std::size_t n) {
+  const NpyHeader header = with_parameter("user_matrix", [&] { return read_npy_header(path); });
+  if (header.shape.size() != 2 || header.shape[0] != header.shape[1])
+    throw std::invalid_argument("user_matrix: '" + path + "' must hold a square 2-dimensional array, not " +
+                                header.shape_text());
+  check_rows(path, header.shape[0], n);
+  const NpyData data = with_parameter("user_matrix", [&] { return read_npy(path); });
+  if (data.shape != header.shape) throw std::invalid_argument("user_matrix: '" + path + "' changed while being read");
+  const auto size = static_cast<Eigen::Index>(data.shape[0]);
+  WideMatrix m(size, size);
+  for (Eigen::Index i = 0; i < size; ++i)
+    for (Eigen::Index j = 0; j < size; ++j) {
+      const auto& v = data.values[static_cast<std::size_t>(i * size + j)];
       m(i, j) = WideComplex(v.real(), v.imag());
     }
   return m;
+}
+
+// A NaN once passed as far as the inverse and was reported as a complex-valued matrix.
+void check_finite(const std::string& path, const WideMatrix& a) {
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+      if (!std::isfinite(a(i, j).real()) || !std::isfinite(a(i, j).imag())) {
+        std::ostringstream value;
+        value << static_cast<std::complex<double>>(a(i, j));
+        throw std::invalid_argument("user_matrix: '" + path + "' entry (row " + std::to_string(i + 1) + ", column " +
+                                    std::to_string(j + 1) + ") is " + value.str() + "; allowed: finite numbers");
+      }
 }
 
 // The file holds the matrix A of y = A x in the usual convention (row = output index k,
@@ -83,7 +115,9 @@ class UserMatrix final : public Transform {
     if (path_.empty())
       throw std::invalid_argument("transform user: needs user_matrix, the path of an N x N matrix "
                                   "(.npy, or text with one row per line)");
-    forward_ = (path_.ends_with(".npy") ? read_npy_matrix(path_) : read_text_matrix(path_)).transpose();
+    const WideMatrix a = path_.ends_with(".npy") ? read_npy_matrix(path_, options.size) : read_text_matrix(path_, options.size);
+    check_finite(path_, a);
+    forward_ = a.transpose();
     for (Eigen::Index j = 0; j < forward_.cols(); ++j)
       for (Eigen::Index i = 0; i < forward_.rows(); ++i)
         complex_ = complex_ || forward_(i, j).imag() != 0.0L;
@@ -93,9 +127,7 @@ class UserMatrix final : public Transform {
   bool complex_valued() const override { return complex_; }
   void check_size(std::size_t n) const override {
     if (static_cast<Eigen::Index>(n) != forward_.rows())
-      throw std::invalid_argument("user_matrix: '" + path_ + "' is " + std::to_string(forward_.rows()) +
-                                  " x " + std::to_string(forward_.rows()) + " but N = " +
-                                  std::to_string(n) + "; the matrix must be N x N");
+      throw std::invalid_argument(size_mismatch(path_, static_cast<std::size_t>(forward_.rows()), n));
   }
   CoefficientMatrices matrices(std::size_t n) const override {
     check_size(n);

@@ -75,7 +75,7 @@ void TaskSequencer::load(const Task& task, Cycle cycle) {
     std::ostringstream record;
     record << "flipped bit " << context_.corrupt_bit << " of word 0 of coefficient block "
            << context_.program().describe(task.tag) << " in node " << context_.program().describe_node(context_.index)
-           << ": " << value.real() << " became " << context_.datapath->read(task.buffer, 0).real();
+           << ": " << describe_flip(value.real(), context_.datapath->read(task.buffer, 0).real());
     context_.fault_record = record.str();
   }
 }

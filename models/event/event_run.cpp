@@ -10,9 +10,7 @@ namespace torus {
 namespace {
 
 void refuse_unsupported(const EngineInputs& in) {
-  if (in.fault.kind() != FaultKind::None)
-    throw std::invalid_argument("fault '" + in.fault.fault +
-                                "' cannot be injected by engine event, which times whole messages and tasks: use engine systemc");
+  check_engine(in.fault, "event");
   if (!in.run.vcd_trace.empty())
     throw std::invalid_argument("vcd_trace samples every node every cycle, which engine event does not step through: use engine systemc");
 }

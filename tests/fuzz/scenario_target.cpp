@@ -26,6 +26,7 @@ void fuzz_scenario_input(const std::uint8_t* data, std::size_t size) {
     sweep_points(scenario);
     const ScalarType scalar = validate(bundle.run);
     validate(bundle.fault, static_cast<int>(bundle.run.p));
+    check_engine(bundle.fault, bundle.machine.engine);
     bundle.machine.link_rate();
     bundle.machine.clock_frequency();
     estimate_memory(bundle.run, bundle.machine, scalar.domain == Domain::Complex);

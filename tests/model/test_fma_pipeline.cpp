@@ -10,7 +10,7 @@ using namespace torus;
 TEST_CASE("a result issued at cycle c is usable at c + L, not c + L - 1", "[model][fma]") {
   FmaPipeline unit("fma", 4, 1);
   const Cycle usable = unit.issue(7);
-  CHECK(usable == 11);
+  CHECK(usable == 11);  // 7 + 4: not 10, the cycle before
   CHECK(unit.stats().issued == 1);
 }
 

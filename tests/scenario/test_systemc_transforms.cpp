@@ -69,3 +69,19 @@ TEST_CASE("every scheduling vector, forward and inverse separately, both policie
         check_run(std::string("run --N 6 --P 3 --transform dct,dft,dht --alpha ") + alpha + " --direction " + direction +
                   " --roll_policy " + policy);
 }
+
+TEST_CASE("words held per node are what the SystemC nodes allocate, not the paper's formula", "[scenario][systemc][memory]") {
+  // b = 3, P = 2: one block of every kind (4b^3 + 3b^2 = 135) plus a second buffer for each kind
+  // that rolls while it is written (X', X'', Y: 3b^3, and C3: b^2), counted independently of the
+  // engine here and read off the Program (expected) and the node datapaths (allocated) there.
+  const CliRun run = run_cli("run --N 6 --P 2 --direction forward");
+  REQUIRE(run.exit_code == 0);
+  const std::size_t b = 3, paper = 4 * b * b * b + 3 * b * b, allocated = paper + 3 * b * b * b + b * b;
+  const auto& words = run.report["timing"]["words_per_node"];
+  CHECK(words["allocated"] == allocated);
+  CHECK(words["paper"] == paper);
+  CHECK(words["second_buffers"] == allocated - paper);
+  const auto& forward = run.report["transforms"][0];
+  CHECK(forward["words_held_per_node"] == allocated);
+  CHECK(forward["expected"]["words_held_per_node"] == allocated);
+}

@@ -23,6 +23,7 @@
 #include "models/simulation.hpp"
 #include "sim/algorithm.hpp"
 #include "sim/child_process.hpp"
+#include "sim/memory_estimate.hpp"
 #include "sim/parameter_bundle.hpp"
 #include "sim/report.hpp"
 #include "sim/run.hpp"
@@ -72,7 +73,14 @@ struct ScheduleQuery {
   std::string direction = "forward";
   std::string format = "text";
   std::string algorithm = "orbital";  // `program` only
+  std::int64_t max_memory = 0;        // 0 = the memory the system reports available
 };
+
+// Refuses at once a query whose schedules or output would not fit in memory.
+void check_query_memory(const std::string& command, const ScheduleQuery& q) {
+  const std::size_t directions = q.direction == "both" ? 2 : 1;
+  torus::check_memory(torus::estimate_schedule_command(command, q.format, q.p, directions), q.max_memory, "a smaller P");
+}
 
 torus::TransformDirection parse_direction(const std::string& text) {
   return text == "inverse" ? torus::TransformDirection::Inverse : torus::TransformDirection::Forward;
@@ -80,6 +88,7 @@ torus::TransformDirection parse_direction(const std::string& text) {
 
 int print_schedule(const ScheduleQuery& q) {
   if (q.n % q.p != 0) throw std::invalid_argument("P: " + std::to_string(q.p) + " does not divide N = " + std::to_string(q.n));
+  check_query_memory("schedule", q);
   const auto schedule = torus::generate_schedule(torus::TorusShape::cube(static_cast<int>(q.p)),
                                                  static_cast<std::size_t>(q.n / q.p),
                                                  torus::SchedulingVector::parse(q.alpha), parse_direction(q.direction));
@@ -92,6 +101,7 @@ int print_schedule(const ScheduleQuery& q) {
 int print_program(const ScheduleQuery& q) {
   if (q.n % q.p != 0) throw std::invalid_argument("P: " + std::to_string(q.p) + " does not divide N = " + std::to_string(q.n));
   const auto algorithm = torus::make_algorithm(q.algorithm);  // names the allowed ones when unknown
+  check_query_memory("program", q);
   torus::TransformProblem problem{torus::TorusShape::cube(static_cast<int>(q.p)), static_cast<std::size_t>(q.n / q.p),
                                   torus::SchedulingVector::parse(q.alpha), {}};
   if (q.direction != "inverse") problem.directions.push_back(torus::TransformDirection::Forward);
@@ -103,6 +113,7 @@ int print_program(const ScheduleQuery& q) {
 }
 
 int verify_schedules(const ScheduleQuery& q) {
+  check_query_memory("verify", q);
   std::vector<torus::SchedulingVector> vectors;
   if (q.alpha == "all") vectors.assign(torus::all_scheduling_vectors().begin(), torus::all_scheduling_vectors().end());
   else vectors.push_back(torus::SchedulingVector::parse(q.alpha));
@@ -289,6 +300,10 @@ int sc_main(int argc, char** argv) {
   for (CLI::App* command : {schedule, verify, program}) {
     const bool both = command != schedule;
     command->add_option("--P", query.p, "torus edge (nodes)")->check(CLI::Range(1, 4096));
+    command->add_option("--max_memory", query.max_memory,
+                        "refuse when the estimated memory exceeds this many bytes (default: the memory the system "
+                        "reports available)")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 50));
     command->add_option("--alpha", query.alpha, command == verify ? "scheduling vector, or 'all'" : "scheduling vector");
     command->add_option("--direction", query.direction, "forward, inverse" + std::string(both ? " or both" : ""))
         ->check(CLI::IsMember(both ? std::vector<std::string>{"forward", "inverse", "both"}
@@ -337,6 +352,7 @@ int sc_main(int argc, char** argv) {
       return dry_run ? list_sweep(sweep_options) : sweep_command(sweep_options);
     }
     apply(parameters, scenario, given);
+    torus::check_engine(bundle.fault, machine.engine);
     const torus::RunReport report = machine.engine == "functional"
                                         ? torus::run_functional(config)
                                         : torus::simulate(config, machine, bundle.fault, terminal_progress());

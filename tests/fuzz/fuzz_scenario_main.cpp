@@ -1,4 +1,4 @@
-// libFuzzer entry point (built with clang and -fsanitize=fuzzer by tools/fuzz.sh).
+// libFuzzer entry point over scenarios (built with clang and -fsanitize=fuzzer by tools/fuzz.sh).
 
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,150 @@
+// Bad input files and values on the command line: each is refused before anything is simulated,
+// with exit code 2 and a message naming the parameter, the value and what is allowed.
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <regex>
+
+#include "tests/cli_runner.hpp"
+#include "tests/npy_bytes.hpp"
+
+using namespace torus;
+
+namespace {
+
+std::string f8_tensor(std::size_t n, const std::vector<std::pair<std::size_t, double>>& values) {
+  std::vector<double> data(n * n * n, 0.5);
+  for (const auto& [at, value] : values) data[at] = value;
+  const std::string side = std::to_string(n);
+  return npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (" + side + ", " + side + ", " + side + "), }",
+                   raw_bytes(data));
+}
+
+// A command without --report_json (schedule and verify have none), after the shell commands of
+// `prefix`: exit code and stdout + stderr.
+CliRun run_command(const std::string& arguments, const std::string& prefix = "") {
+  CliRun run;
+  const std::string command = "(" + prefix + torus_sim_executable() + " " + arguments + ") 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  char buffer[4096];
+  for (std::size_t got; (got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.output.append(buffer, got);
+  const int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("an input .npy with a hostile header is refused with exit code 2", "[scenario][cli][npy][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("x.npy");
+  // Once a segmentation fault: the shape read as (2^64 - 4, 2^64 - 4, 4).
+  write_bytes(path, npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (-4, -4, 4), }", std::string(512, '\0')));
+  const CliRun negative = run_cli("run --N 4 --P 2 --input " + path);
+  CHECK(negative.exit_code == 2);
+  CHECK_THAT(negative.output, Catch::Contains("input: npy file '" + path + "': header 'shape' holds '-4', not a size"));
+  // Once heap corruption: the element count wrapped to 64.
+  write_bytes(path, npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693960, 8, 1), }",
+                              std::string(512, '\0')));
+  const CliRun wrapped = run_cli("run --N 4 --P 2 --input " + path);
+  CHECK(wrapped.exit_code == 2);
+  CHECK_THAT(wrapped.output, Catch::Contains("has more elements than can be addressed"));
+}
+
+TEST_CASE("non-finite input is refused before simulating, not blamed on the torus", "[scenario][cli][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("x.npy");
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (const auto& [at, value, shown] : {std::tuple{std::size_t{0}, nan, "element (0,0,0) is nan"},
+                                         std::tuple{std::size_t{1}, -inf, "element (0,0,1) is -inf"}}) {
+    write_bytes(path, f8_tensor(4, {{at, value}}));
+    for (const char* engine : {"systemc", "functional"}) {
+      const CliRun run = run_cli("run --N 4 --P 2 --engine " + std::string(engine) + " --input " + path);
+      INFO(engine << ": " << run.output);
+      CHECK(run.exit_code == 2);
+      CHECK_THAT(run.output, Catch::Contains("input: npy file '" + path + "': " + shown + "; allowed: finite numbers"));
+      CHECK(run.report.is_null());  // nothing ran
+    }
+  }
+  // 1e39 is a finite double but no float: once it became infinity and failed the golden check.
+  write_bytes(path, f8_tensor(4, {{4, 1e39}}));
+  const CliRun single = run_cli("run --N 4 --P 2 --precision float --input " + path);
+  CHECK(single.exit_code == 2);
+  CHECK_THAT(single.output, Catch::Contains("element (0,1,0) is 1e+39, which overflows float (largest 3.4028235e+38)"));
+  CHECK(run_cli("run --N 4 --P 2 --precision double --input " + path).exit_code == 0);
+}
+
+TEST_CASE("an input file too big for max_memory is refused before it is read", "[scenario][cli][memory]") {
+  TempDir dir;
+  // 1 GiB of data announced for N = 512, as a sparse file: it takes no disk space.
+  const std::string path = dir.file("sparse.npy");
+  const std::string header = npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (512, 512, 512), }", "");
+  write_bytes(path, header);
+  std::filesystem::resize_file(path, header.size() + (std::uintmax_t{1} << 30));
+  // Reading the file would take more address space than the limit allows (and end in
+  // std::bad_alloc, exit code 4); AddressSanitizer needs far more address space than that.
+#if defined(__SANITIZE_ADDRESS__)
+  const std::string limit;
+#else
+  const std::string limit = "ulimit -v 1500000; ";
+#endif
+  const CliRun run = run_command("run --N 512 --P 4 --max_memory 200000000 --input " + path, limit);
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("memory: this run needs about") && Catch::Contains("but max_memory allows 190.7 MiB"));
+}
+
+TEST_CASE("schedule, verify and program refuse a torus whose output would not fit", "[scenario][cli][memory]") {
+  for (const char* command : {"verify --P 128", "schedule --N 128 --P 128", "program --N 128 --P 128 --format json"}) {
+    const CliRun run = run_command(command);
+    INFO(command);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.output, Catch::Contains("memory: this torus-sim " + std::string(command).substr(0, std::string(command).find(' ')) +
+                                           " needs about") &&
+                               Catch::Contains("GiB") && Catch::Contains("allowed: a smaller P, or a larger max_memory"));
+  }
+  const CliRun capped = run_command("verify --P 24 --max_memory 50000000");
+  CHECK(capped.exit_code == 2);
+  CHECK_THAT(capped.output, Catch::Contains("but max_memory allows 47.7 MiB"));
+  CHECK(run_command("verify --P 24 --max_memory 500000000").exit_code == 0);  // peaks near 100 MiB
+}
+
+TEST_CASE("malformed rates and fault nodes are refused, not misread", "[scenario][cli][errors]") {
+  for (const char* rate : {"-0.5", "1.-5", "1844674407370955163.6"}) {
+    const CliRun run = run_cli("run --N 4 --P 2 --link_words_per_cycle " + std::string(rate));
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.output, Catch::Contains("link_words_per_cycle: '" + std::string(rate) + "' is not allowed ("));
+  }
+  const CliRun node = run_cli("run --N 4 --P 2 --fault stuck_node --fault_node 1abc,0,0");
+  CHECK(node.exit_code == 2);
+  CHECK_THAT(node.output, Catch::Contains("fault_node: '1abc,0,0' is not allowed; allowed: three whole coordinates"));
+}
+
+TEST_CASE("the functional engine refuses a fault instead of ignoring it", "[scenario][cli][fault][errors]") {
+  const CliRun run = run_cli("run --N 4 --P 2 --engine functional --fault bit_flip");
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("fault: 'bit_flip' is not allowed with engine 'functional'") &&
+                             Catch::Contains("allowed: engine systemc"));
+  CHECK(run.report.is_null());
+}
+
+TEST_CASE("a corrupted coefficient shows every digit that changed, or why none did", "[scenario][cli][fault]") {
+  const std::string run = "run --N 8 --P 4 --direction forward --fault_node 1,2,3 --fault corrupt_coefficient --fault_bit 0";
+  const CliRun twice = run_cli(run + " --precision double");
+  const std::string fault = twice.report["fault"];
+  INFO(fault);
+  // "... in node (1,2,3): -0.3535533905932738 (-0x1.6a09e667f3bcdp-2) became -0.35355339059327373 (-0x1.6a09e667f3bccp-2)"
+  std::smatch m;
+  REQUIRE(std::regex_search(fault, m, std::regex(R"(: (\S+) \((-?0x\S+)\) became (\S+) \((-?0x\S+)\)$)")));
+  CHECK(m[1] != m[3]);
+  CHECK(m[2] != m[4]);
+  CHECK(std::stod(m[1]) != std::stod(m[3]));
+  // A float word drops the double's bit 0 when it is stored: nothing changed, and it says so.
+  const CliRun single = run_cli(run + " --precision float");
+  CHECK(single.exit_code == 0);
+  CHECK_THAT(single.report["fault"].get<std::string>(),
+             Catch::Contains("stayed the same: the flipped bit lies below the precision of the stored word"));
+}
