@@ -16,7 +16,14 @@ void BufferTimes::allocate(std::size_t words, bool split) {
   if (split) component_ready.assign(2 * words, 0);
 }
 
+bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle) const {
+  for (std::size_t w = 0; w < ready.size(); ++w)
+    if (generation[w] != g || ready[w] > cycle) return false;
+  return true;
+}
+
 void BufferTimes::place(std::uint32_t g, Cycle cycle) {
+  schedule = FmaSchedules::none;
   std::fill(ready.begin(), ready.end(), cycle);
   std::fill(since.begin(), since.end(), cycle);
   std::fill(generation.begin(), generation.end(), g);
@@ -25,7 +32,7 @@ void BufferTimes::place(std::uint32_t g, Cycle cycle) {
 
 EventEngine::EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
                          const DatapathFactory& make_datapath)
-    : program_(program), params_(params), policy_(policy) {
+    : program_(program), params_(params), policy_(policy), schedules_(params.fma_latency, params.per_cycle) {
   for (std::size_t m = 0; m < program.messages.size(); ++m)
     if (program.messages[m].route.size() != 1)
       throw std::invalid_argument("engine event times messages of one hop only, and message " + std::to_string(m) +

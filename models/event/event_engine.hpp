@@ -38,6 +38,7 @@ class EventEngine {
   bool enter_compute(std::size_t n, const Task& task);
   bool open_gate(std::size_t n);
   bool issue(std::size_t n, const Task& task);
+  bool issue_whole(std::size_t n, const Task& task);
   void finish_compute(std::size_t n, const Task& task);
   void post_send(std::size_t n, std::uint32_t task, Cycle at);
   bool sends_pending(const BufferTimes& buffer, std::uint32_t below_generation) const;
@@ -48,11 +49,13 @@ class EventEngine {
   bool advance_message(std::uint32_t m);
   bool leave_next(std::uint32_t m);
   bool store_next(std::uint32_t m);
+  void note_credits(LinkState& link, std::uint64_t index, Cycle at) const;
   bool release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const;
   // Classes and records (event_records.cpp).
   void classify_waits(std::size_t n);
-  bool starved(const LinkState& link, Cycle cycle) const;
+  std::vector<std::pair<Cycle, Cycle>> starved_cycles(const LinkState& link) const;
   Cycle first_word_after(const MessageState& s, Cycle cycle) const;
+  bool head_released(const std::vector<std::uint32_t>& sends, Cycle cycle) const;
   // Work list.
   void touch_node(std::size_t n);
   void touch_message(std::uint32_t m);
@@ -69,6 +72,7 @@ class EventEngine {
   Params params_;
   const RollPolicy& policy_;
   std::vector<MicroProgram> micro_;  // per kernel
+  FmaSchedules schedules_;
   std::vector<std::uint32_t> receive_task_of_;
   std::vector<NodeState> nodes_;
   std::vector<MessageState> messages_;

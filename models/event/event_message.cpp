@@ -73,6 +73,7 @@ bool EventEngine::leave_next(std::uint32_t m) {
   s.payload[k] = node.datapath->read(s.buffer, word);
   link.leaves.push_back(at);
   link.last_leave = at;
+  note_credits(link, index, at);
   ++link.stats.words;
   if (link.last_active != at) {
     ++link.stats.active_cycles;
@@ -94,6 +95,15 @@ bool EventEngine::leave_next(std::uint32_t m) {
   return true;
 }
 
+// Marks the first cycle the link may be left without a credit after a send phase (a later
+// look, classify_waits, tells exactly; before that cycle it never is). Credits not yet known
+// to be back count as missing, so the mark is never late.
+void EventEngine::note_credits(LinkState& link, std::uint64_t index, Cycle at) const {
+  if (index + 1 < params_.buffer_words || link.starved_from != never) return;
+  while (link.returned < link.pops.size() && link.pops[link.returned] + params_.link_latency <= at) ++link.returned;
+  if (params_.buffer_words + link.returned <= index + 1) link.starved_from = at;
+}
+
 bool EventEngine::store_next(std::uint32_t m) {
   MessageState& s = messages_[m];
   if (!s.receive_posted || s.taken >= s.sent) return false;
@@ -110,6 +120,7 @@ bool EventEngine::store_next(std::uint32_t m) {
     if (sends_pending(buffer, s.into_generation)) return false;
     if (buffer.left[word] != never) at = std::max(at, buffer.left[word] + 1);
     if (s.taken == 0) buffer.tag = program_.messages[m].tag;
+    buffer.schedule = FmaSchedules::none;
     node.datapath->write(s.into, word, s.payload[s.taken]);
     buffer.generation[word] = s.into_generation;
     buffer.ready[word] = at;

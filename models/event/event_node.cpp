@@ -130,6 +130,8 @@ bool EventEngine::issue(std::size_t n, const Task& task) {
   const BufferTimes& op = node.buffers[task.operand];
   const BufferTimes& coef = node.buffers[task.coefficient];
   StepRecord& step = node.steps[task.label.global_step];
+  if (w.fma == 0 && issue_whole(n, task)) return true;
+  acc.schedule = FmaSchedules::none;
   const std::size_t first = w.fma, count = micro.instructions.size();
   while (w.fma < count) {
     const FmaInstruction& i = micro.instructions[w.fma];
@@ -166,6 +168,62 @@ bool EventEngine::issue(std::size_t n, const Task& task) {
   node.record.fma_issued += issued;
   if (issued > 0) node.datapath->fma_run(micro.instructions.data() + first, issued, task.buffer, task.operand, task.coefficient);
   return w.fma == count;
+}
+
+// The whole compute at once, when every word it reads is usable by its first cycle and the
+// accumulator's targets are either usable too or as the last whole compute left them.
+bool EventEngine::issue_whole(std::size_t n, const Task& task) {
+  NodeState& node = nodes_[n];
+  Walk& w = node.walk;
+  Cycle start = w.at;
+  if (start == w.last_issue && w.issued_then >= params_.per_cycle) ++start;
+  if (w.last_issue != never && start <= w.last_issue) return false;  // shares a cycle with earlier fma
+  const TaskDataflow& flow = node.flow[w.next];
+  BufferTimes& acc = node.buffers[task.buffer];
+  if (!node.buffers[task.operand].usable_by(flow.operand_generation, start) ||
+      !node.buffers[task.coefficient].usable_by(flow.coefficient_generation, start))
+    return false;
+  std::uint32_t previous = acc.schedule;
+  if (previous == FmaSchedules::none) {
+    if (!acc.usable_by(flow.generation, start)) return false;
+    for (const Cycle c : acc.component_ready)
+      if (c > start) return false;
+  } else {
+    for (const std::uint32_t g : acc.generation)
+      if (g != flow.generation) return false;
+  }
+  const MicroProgram& micro = micro_[task.kernel];
+  const std::uint32_t id = schedules_.find(task.kernel, micro, previous, previous == FmaSchedules::none ? 0 : start - acc.schedule_start);
+  const FmaSchedule& s = schedules_[id];
+  const std::size_t count = micro.instructions.size();
+  node.record.busy += s.busy;
+  node.record.dependency += s.last() + 1 - s.busy;
+  node.accounted_until = start + s.last() + 1;
+  w.last_issue = start + s.last();
+  w.issued_then = s.in_last_cycle;
+  w.last_result = w.last_issue + params_.fma_latency;
+  if (params_.split) {
+    for (std::size_t t = 0; t < s.target_ready.size(); ++t) acc.component_ready[t] = start + s.target_ready[t];
+    for (std::size_t word = 0; word < acc.ready.size(); ++word)
+      acc.ready[word] = std::max(acc.component_ready[2 * word], acc.component_ready[2 * word + 1]);
+  } else {
+    for (std::size_t t = 0; t < s.target_ready.size(); ++t) acc.ready[t] = start + s.target_ready[t];
+  }
+  std::fill(acc.writes_left.begin(), acc.writes_left.end(), std::uint16_t{0});
+  acc.schedule = id;
+  acc.schedule_start = start;
+  StepRecord& step = node.steps[task.label.global_step];
+  if (step.start == never) step.start = start;
+  step.fma += static_cast<std::uint32_t>(count);
+  if (!node.trace.empty()) {
+    node.trace[w.next].note(start);
+    node.trace[w.next].count += static_cast<std::uint32_t>(count - 1);
+    node.trace[w.next].last = w.last_issue;
+  }
+  node.record.fma_issued += count;
+  node.datapath->fma_run(micro.instructions.data(), count, task.buffer, task.operand, task.coefficient);
+  w.fma = count;
+  return true;
 }
 
 // The pointer passes the compute in the cycle its last fma issues.

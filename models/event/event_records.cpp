@@ -9,16 +9,23 @@
 
 namespace torus::event {
 
-// No credit on the link after the send phase of `cycle`.
-bool EventEngine::starved(const LinkState& link, Cycle cycle) const {
-  const auto sent = static_cast<std::uint64_t>(std::upper_bound(link.leaves.begin(), link.leaves.end(), cycle) - link.leaves.begin());
-  if (sent < params_.buffer_words) return false;
+// The cycles after whose send phase the link holds no credit, as intervals [from, to): credits
+// return `latency` after each word is stored and are collected before the send phase.
+std::vector<std::pair<Cycle, Cycle>> EventEngine::starved_cycles(const LinkState& link) const {
+  std::vector<std::pair<Cycle, Cycle>> out;
   const Cycle d = params_.link_latency;
-  // Credits return in storing order, `latency` after each word was stored.
-  const auto returned = static_cast<std::uint64_t>(
-      std::upper_bound(link.pops.begin(), link.pops.end(), cycle, [d](Cycle c, Cycle pop) { return c < pop + d; }) -
-      link.pops.begin());
-  return params_.buffer_words + returned == sent;
+  std::size_t left = 0, back = 0;
+  std::uint64_t credits = params_.buffer_words;
+  while (left < link.leaves.size()) {
+    const Cycle c = std::min(link.leaves[left], back < link.pops.size() ? link.pops[back] + d : never);
+    while (back < link.pops.size() && link.pops[back] + d <= c) ++back, ++credits;
+    while (left < link.leaves.size() && link.leaves[left] == c) ++left, --credits;
+    if (credits > 0) continue;
+    const Cycle until = back < link.pops.size() ? link.pops[back] + d : never;
+    if (!out.empty() && out.back().second == c) out.back().second = until;
+    else out.push_back({c, until});
+  }
+  return out;
 }
 
 // The first word of the message still to leave after `cycle`'s send phase, or words when none.
@@ -26,37 +33,45 @@ Cycle EventEngine::first_word_after(const MessageState& s, Cycle cycle) const {
   return static_cast<Cycle>(std::upper_bound(s.leave.begin(), s.leave.end(), cycle) - s.leave.begin());
 }
 
+// Whether the head of the port's queue after `cycle`'s send phase is released then.
+bool EventEngine::head_released(const std::vector<std::uint32_t>& sends, Cycle cycle) const {
+  const auto head = std::find_if(sends.begin(), sends.end(), [&](std::uint32_t m) { return messages_[m].leave.back() > cycle; });
+  if (head == sends.end() || messages_[*head].posted_at > cycle) return false;
+  const MessageState& s = messages_[*head];
+  return s.release_at[first_word_after(s, cycle)] <= cycle;
+}
+
 void EventEngine::classify_waits(std::size_t n) {
   NodeState& node = nodes_[n];
-  std::vector<std::size_t> tight;  // directions whose link ever runs out of credit
+  // Per direction whose link may run out of credit: the cycles it has none.
+  std::vector<std::pair<std::size_t, std::vector<std::pair<Cycle, Cycle>>>> starved;
   for (std::size_t d = 0; d < direction_count; ++d) {
     const LinkState& link = links_[n * direction_count + d];
-    for (std::size_t i = 0; i < link.leaves.size(); ++i)
-      if (i + 1 >= params_.buffer_words && starved(link, link.leaves[i])) {
-        tight.push_back(d);
-        break;
-      }
+    if (link.starved_from == never) continue;
+    auto cycles = starved_cycles(link);
+    if (!cycles.empty()) starved.emplace_back(d, std::move(cycles));
   }
+  const auto starved_at = [](const std::vector<std::pair<Cycle, Cycle>>& cycles, Cycle c) {
+    const auto it = std::upper_bound(cycles.begin(), cycles.end(), c, [](Cycle v, const auto& r) { return v < r.first; });
+    return it != cycles.begin() && c < std::prev(it)->second;
+  };
   for (const auto& [from, to] : node.waits) {
-    if (tight.empty()) {
-      node.record.operand += to - from;
-      continue;
-    }
-    for (Cycle c = from; c < to; ++c) {
-      bool pressed = false;
-      for (const std::size_t d : tight) {
-        const auto& sends = node.sends_by_direction[d];
-        // The head of the port's queue after the send phase: the first message not fully gone.
-        const auto head = std::find_if(sends.begin(), sends.end(), [&](std::uint32_t m) { return messages_[m].leave.back() > c; });
-        if (head == sends.end() || messages_[*head].posted_at > c) continue;
-        const MessageState& s = messages_[*head];
-        if (s.release_at[first_word_after(s, c)] <= c && starved(links_[n * direction_count + d], c)) {
-          pressed = true;
-          break;
-        }
-      }
-      ++(pressed ? node.record.backpressure : node.record.operand);
-    }
+    std::vector<std::pair<Cycle, Cycle>> candidates;  // where some link has no credit
+    for (const auto& entry : starved)
+      for (const auto& [s_from, s_to] : entry.second)
+        if (s_from < to && s_to > from) candidates.push_back({std::max(from, s_from), std::min(to, s_to)});
+    std::sort(candidates.begin(), candidates.end());
+    std::uint64_t pressed = 0;
+    Cycle next = from;  // cycles before it are done
+    for (const auto& [c_from, c_to] : candidates)
+      for (Cycle c = std::max(next, c_from); c < c_to; ++c, next = c)
+        for (const auto& [d, cycles] : starved)
+          if (starved_at(cycles, c) && head_released(node.sends_by_direction[d], c)) {
+            ++pressed;
+            break;
+          }
+    node.record.backpressure += pressed;
+    node.record.operand += to - from - pressed;
   }
   node.waits = {};
 }

@@ -11,6 +11,7 @@
 
 #include "models/datapath.hpp"
 #include "models/engine_records.hpp"
+#include "models/event/fma_schedule.hpp"
 #include "sim/dataflow.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/rational.hpp"
@@ -53,6 +54,12 @@ struct BufferTimes {
   Cycle busy_until = never;                // the last cycle any word of it left
   DataTag tag;
   std::vector<std::uint32_t> active_sends;  // messages posted from it whose words have not all left
+  // When its last change was a whole compute timed by an FmaSchedule: which, and its first cycle
+  // (the targets are then usable as that schedule says); none otherwise.
+  std::uint32_t schedule = ~std::uint32_t{0};
+  Cycle schedule_start = 0;
+  // Every word holds `g` and is usable by `cycle`.
+  bool usable_by(std::uint32_t g, Cycle cycle) const;
   void allocate(std::size_t words, bool split);
   void place(std::uint32_t generation, Cycle cycle);  // load or zero: every word from `cycle`
 };
@@ -92,6 +99,8 @@ struct LinkState {
   std::size_t head = 0;              // the first whose words have not all left
   std::vector<Cycle> leaves, pops;   // per word of the link, in order
   std::uint64_t occupancy_front = 0; // for the peak: first word not yet popped before the newest arrival
+  std::uint64_t returned = 0;        // words whose credit is back by the last leave (as far as known)
+  Cycle starved_from = never;        // no credit is ever missing before this cycle
 };
 
 // Where a node's walk through its task list stands.
