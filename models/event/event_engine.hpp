@@ -49,7 +49,8 @@ class EventEngine {
   bool advance_message(std::uint32_t m);
   bool leave_next(std::uint32_t m);
   bool store_next(std::uint32_t m);
-  void note_credits(LinkState& link, std::uint64_t index, Cycle at) const;
+  void note_credits(const MessageState& s, LinkState& link) const;
+  void release_history(MessageState& s, const LinkState& link) const;
   bool release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const;
   // Classes and records (event_records.cpp).
   void classify_waits(std::size_t n);

@@ -42,103 +42,138 @@ bool EventEngine::release_of(const MessageState& s, std::size_t source, std::uin
   return false;
 }
 
+// Moves as many words of the message onto its link as have known leaving cycles.
 bool EventEngine::leave_next(std::uint32_t m) {
   MessageState& s = messages_[m];
   if (!s.posted || s.sent == s.words) return false;
   LinkState& link = link_of(m);
   if (link.queue[link.head] != m) return false;  // an earlier message still holds the link
   const std::size_t source = program_.messages[m].source;
-  const std::uint32_t k = s.sent, word = word_at(s, k);
-  Cycle release = 0;
-  if (!release_of(s, source, word, release)) return false;
-  const std::uint64_t index = s.link_base + k;
-  Cycle credit = 0;
-  if (index >= params_.buffer_words) {
-    const std::uint64_t freed_by = index - params_.buffer_words;
-    if (link.pops.size() <= freed_by) return false;
-    credit = link.pops[freed_by] + params_.link_latency;
-  }
-  const auto num = static_cast<std::int64_t>(params_.rate.num), den = static_cast<std::int64_t>(params_.rate.den);
-  Cycle at = std::max({release, s.posted_at, link.last_leave, credit});
-  at = std::max<Cycle>(at, static_cast<Cycle>(link.next_free_tick / num));
-  link.next_free_tick = std::max(link.next_free_tick, static_cast<std::int64_t>(at) * num) + den;
   NodeState& node = nodes_[source];
   BufferTimes& buffer = node.buffers[s.buffer];
-  if (k == 0 && buffer.tag != program_.messages[m].tag)
-    fail(source, "message " + std::to_string(m) + " should carry " + program_.describe(program_.messages[m].tag) + " but " +
-                     program_.describe(buffer.tag) + " is sent");
-  s.release_at[k] = release;
-  s.leave[k] = at;
-  s.arrival[k] = at + params_.link_latency;
-  s.payload[k] = node.datapath->read(s.buffer, word);
-  link.leaves.push_back(at);
-  link.last_leave = at;
-  note_credits(link, index, at);
-  ++link.stats.words;
-  if (link.last_active != at) {
-    ++link.stats.active_cycles;
-    link.last_active = at;
-  }
-  buffer.left[word] = buffer.left[word] == never ? at : std::max(buffer.left[word], at);
-  buffer.busy_until = buffer.busy_until == never ? at : std::max(buffer.busy_until, at);
+  const auto num = static_cast<std::int64_t>(params_.rate.num), den = static_cast<std::int64_t>(params_.rate.den);
+  const std::uint64_t credits = params_.buffer_words;
+  const Cycle d = params_.link_latency;
   StepRecord& step = node.steps[s.step];
-  if (step.first_send == never) step.first_send = at;
-  step.last_send = at;
-  ++step.words_sent;
-  node.last_leave = std::max(node.last_leave, at);
-  if (!node.trace.empty()) node.trace[s.send_task].note(at);
-  if (++s.sent == s.words) {
+  const std::uint32_t first = s.sent;
+  while (s.sent < s.words) {
+    const std::uint32_t k = s.sent, word = word_at(s, k);
+    Cycle release = 0;
+    if (!release_of(s, source, word, release)) break;
+    if (k == 0 && buffer.tag != program_.messages[m].tag)  // the block it leaves with must be the one it carries
+      fail(source, "message " + std::to_string(m) + " should carry " + program_.describe(program_.messages[m].tag) + " but " +
+                       program_.describe(buffer.tag) + " is sent");
+    const std::uint64_t index = s.link_base + k;
+    Cycle credit = 0;
+    if (index >= credits) {
+      if (link.pops.size() <= index - credits) break;  // the credit it needs is not known to be back yet
+      credit = link.pops[index - credits] + d;
+    }
+    Cycle at = std::max({release, s.posted_at, link.last_leave, credit});
+    at = std::max<Cycle>(at, static_cast<Cycle>(link.next_free_tick / num));
+    link.next_free_tick = std::max(link.next_free_tick, static_cast<std::int64_t>(at) * num) + den;
+    s.release_at[k] = release;
+    s.leave[k] = at;
+    s.arrival[k] = at + d;
+    s.payload[k] = node.datapath->read(s.buffer, word);
+    link.leaves.push_back(at);
+    link.last_leave = at;
+    if (link.last_active != at) {
+      ++link.stats.active_cycles;
+      link.last_active = at;
+    }
+    buffer.left[word] = buffer.left[word] == never ? at : std::max(buffer.left[word], at);
+    if (step.first_send == never) step.first_send = at;
+    if (!node.trace.empty()) node.trace[s.send_task].note(at);
+    ++s.sent;
+  }
+  const std::uint32_t moved = s.sent - first;
+  if (moved == 0) return false;
+  const Cycle last = s.leave[s.sent - 1];
+  link.stats.words += moved;
+  buffer.busy_until = buffer.busy_until == never ? last : std::max(buffer.busy_until, last);
+  step.last_send = last;
+  step.words_sent += moved;
+  node.last_leave = std::max(node.last_leave, last);
+  if (s.sent == s.words) {
+    s.last_leave = last;
     std::erase(buffer.active_sends, m);
     ++link.head;
     forget_active(source, m);
+    release_history(s, link);
   }
   return true;
 }
 
-// Marks the first cycle the link may be left without a credit after a send phase (a later
-// look, classify_waits, tells exactly; before that cycle it never is). Credits not yet known
-// to be back count as missing, so the mark is never late.
-void EventEngine::note_credits(LinkState& link, std::uint64_t index, Cycle at) const {
-  if (index + 1 < params_.buffer_words || link.starved_from != never) return;
-  while (link.returned < link.pops.size() && link.pops[link.returned] + params_.link_latency <= at) ++link.returned;
-  if (params_.buffer_words + link.returned <= index + 1) link.starved_from = at;
+// A complete message on a link that never ran out of credit up to its last word can never be
+// the head of a queue waiting for a credit (classify_waits); its per-word times go.
+void EventEngine::release_history(MessageState& s, const LinkState& link) const {
+  if (!s.complete() || link.starved_from != never) return;
+  s.release_at = {};
+  s.leave = {};
 }
 
+// Once a message is stored in full, every credit returned by its last word's leaving cycle is
+// known (the words behind it on the link are stored later than it arrives), so whether the link
+// ran out of credit after any of its words' send phases is known exactly; the first such
+// cycle is kept.
+void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
+  if (link.starved_from != never) return;
+  const Cycle d = params_.link_latency;
+  for (std::uint32_t k = 0; k < s.words; ++k) {
+    const std::uint64_t index = s.link_base + k;
+    if (index + 1 < params_.buffer_words) continue;
+    while (link.returned < link.pops.size() && link.pops[link.returned] + d <= s.leave[k]) ++link.returned;
+    if (params_.buffer_words + link.returned <= index + 1) {
+      link.starved_from = s.leave[k];
+      return;
+    }
+  }
+}
+
+// Stores as many arrived words of the message as have known storing cycles.
 bool EventEngine::store_next(std::uint32_t m) {
   MessageState& s = messages_[m];
   if (!s.receive_posted || s.taken >= s.sent) return false;
   LinkState& link = link_of(m);
-  const std::uint64_t index = s.link_base + s.taken;
-  if (link.pops.size() != index) return false;  // a word ahead of it on the link is not stored yet
+  if (link.pops.size() != s.link_base + s.taken) return false;  // a word ahead of it on the link is not stored yet
   const std::size_t destination = program_.messages[m].destination;
   NodeState& node = nodes_[destination];
-  const std::uint32_t word = word_at(s, s.taken);
-  Cycle at = std::max(s.arrival[s.taken], s.receive_posted_at + 1);
-  if (!link.pops.empty()) at = std::max(at, link.pops.back());
-  if (s.into != no_buffer) {
-    BufferTimes& buffer = node.buffers[s.into];
-    if (sends_pending(buffer, s.into_generation)) return false;
-    if (buffer.left[word] != never) at = std::max(at, buffer.left[word] + 1);
-    if (s.taken == 0) buffer.tag = program_.messages[m].tag;
-    buffer.schedule = FmaSchedules::none;
-    node.datapath->write(s.into, word, s.payload[s.taken]);
-    buffer.generation[word] = s.into_generation;
-    buffer.ready[word] = at;
-    buffer.since[word] = at;
-    if (params_.split) buffer.component_ready[2 * word] = buffer.component_ready[2 * word + 1] = at;
+  BufferTimes* buffer = s.into == no_buffer ? nullptr : &node.buffers[s.into];
+  if (buffer && sends_pending(*buffer, s.into_generation)) return false;  // its places still owe words to a send
+  if (buffer && s.taken == 0) buffer->tag = program_.messages[m].tag;
+  if (buffer) buffer->schedule = FmaSchedules::none;
+  const std::uint32_t first = s.taken;
+  Cycle at = link.pops.empty() ? 0 : link.pops.back();
+  while (s.taken < s.sent) {
+    const std::uint32_t word = word_at(s, s.taken);
+    const Cycle arrival = s.arrival[s.taken];
+    at = std::max({at, arrival, s.receive_posted_at + 1});
+    if (buffer) {
+      if (buffer->left[word] != never) at = std::max(at, buffer->left[word] + 1);
+      node.datapath->write(s.into, word, s.payload[s.taken]);
+      buffer->generation[word] = s.into_generation;
+      buffer->ready[word] = at;
+      buffer->since[word] = at;
+      if (params_.split) buffer->component_ready[2 * word] = buffer->component_ready[2 * word + 1] = at;
+    }
+    const std::uint64_t index = link.pops.size();
+    link.pops.push_back(at);
+    while (link.occupancy_front < index && link.pops[link.occupancy_front] < arrival) ++link.occupancy_front;
+    link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, index + 1 - link.occupancy_front);
+    if (!node.trace.empty()) node.trace[s.receive_task].note(at);
+    ++s.taken;
   }
-  const Cycle arrival = s.arrival[s.taken];
-  link.pops.push_back(at);
-  while (link.occupancy_front < index && link.pops[link.occupancy_front] < arrival) ++link.occupancy_front;
-  link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, index + 1 - link.occupancy_front);
   node.last_pop = std::max(node.last_pop, at);
-  if (!node.trace.empty()) node.trace[s.receive_task].note(at);
-  if (++s.taken == s.words) {
+  if (s.taken == s.words) {
     s.last_store = at;
     s.payload = {};
+    s.arrival = {};
     forget_active(destination, m);
+    note_credits(s, link);
+    release_history(s, link);
   }
-  return true;
+  return s.taken > first;
 }
 
 }  // namespace torus::event

@@ -4,6 +4,7 @@
 // step records and link statistics.
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "models/event/event_engine.hpp"
 
@@ -35,9 +36,10 @@ Cycle EventEngine::first_word_after(const MessageState& s, Cycle cycle) const {
 
 // Whether the head of the port's queue after `cycle`'s send phase is released then.
 bool EventEngine::head_released(const std::vector<std::uint32_t>& sends, Cycle cycle) const {
-  const auto head = std::find_if(sends.begin(), sends.end(), [&](std::uint32_t m) { return messages_[m].leave.back() > cycle; });
+  const auto head = std::find_if(sends.begin(), sends.end(), [&](std::uint32_t m) { return messages_[m].last_leave > cycle; });
   if (head == sends.end() || messages_[*head].posted_at > cycle) return false;
   const MessageState& s = messages_[*head];
+  if (s.leave.empty()) throw std::logic_error("engine event: the word times of a message waiting for a credit were released");
   return s.release_at[first_word_after(s, cycle)] <= cycle;
 }
 

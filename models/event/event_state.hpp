@@ -82,7 +82,9 @@ struct MessageState {
   std::uint32_t into = no_buffer, into_generation = 0;
   std::uint32_t taken = 0;       // words whose storing cycle is known
   Cycle last_store = never;      // when the last word was stored
-  // Per word in sending order.
+  Cycle last_leave = never;      // when the last word left
+  // Per word in sending order; released once the message is complete unless its link has run
+  // out of credit by then (only then can the classes of a node's waits need them).
   std::vector<Cycle> release_at, leave, arrival;
   std::vector<std::complex<double>> payload;
   std::uint32_t words = 0;
@@ -99,8 +101,8 @@ struct LinkState {
   std::size_t head = 0;              // the first whose words have not all left
   std::vector<Cycle> leaves, pops;   // per word of the link, in order
   std::uint64_t occupancy_front = 0; // for the peak: first word not yet popped before the newest arrival
-  std::uint64_t returned = 0;        // words whose credit is back by the last leave (as far as known)
-  Cycle starved_from = never;        // no credit is ever missing before this cycle
+  std::uint64_t returned = 0;        // words whose credit is back by the last checked leave
+  Cycle starved_from = never;        // first cycle after whose send phase it held no credit
 };
 
 // Where a node's walk through its task list stands.
