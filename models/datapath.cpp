@@ -82,7 +82,29 @@ class TypedDatapath final : public NodeDatapath {
   std::vector<std::vector<T>> memory_;
 };
 
+class NullDatapath final : public NodeDatapath {
+ public:
+  NullDatapath(std::size_t words, std::size_t word_bytes) : words_(words), word_bytes_(word_bytes) {}
+  void load(std::uint32_t, const HostBlock&) override {}
+  void zero(std::uint32_t) override {}
+  void fma(const FmaInstruction&, std::uint32_t, std::uint32_t, std::uint32_t) override {}
+  void fma_run(const FmaInstruction*, std::size_t, std::uint32_t, std::uint32_t, std::uint32_t) override {}
+  std::complex<double> read(std::uint32_t, std::uint32_t) const override { return {}; }
+  void write(std::uint32_t, std::uint32_t, std::complex<double>) override {}
+  std::size_t allocated_words() const override { return words_; }
+  std::size_t word_bytes() const override { return word_bytes_; }
+
+ private:
+  std::size_t words_, word_bytes_;
+};
+
 }  // namespace
+
+std::unique_ptr<NodeDatapath> make_null_datapath(const Program& program, std::size_t node, std::size_t word_bytes) {
+  std::size_t words = 0;
+  for (const BufferSpec& spec : program.nodes.at(node).buffers) words += spec.words;
+  return std::make_unique<NullDatapath>(words, word_bytes);
+}
 
 template <class T>
 std::unique_ptr<NodeDatapath> make_datapath(const Program& program, std::size_t node, const HostData<T>& host) {

@@ -38,6 +38,10 @@ class NodeDatapath {
 template <class T>
 std::unique_ptr<NodeDatapath> make_datapath(const Program& program, std::size_t node, const HostData<T>& host);
 
+// A datapath that holds and computes nothing, for runs timed without values (values: off):
+// it reports the words the node's buffers declare, of `word_bytes` each.
+std::unique_ptr<NodeDatapath> make_null_datapath(const Program& program, std::size_t node, std::size_t word_bytes);
+
 // The values of one buffer, converted to T (for gathering results).
 template <class T>
 std::vector<T> buffer_values(const NodeDatapath& datapath, std::uint32_t buffer, std::size_t words);

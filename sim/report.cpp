@@ -101,13 +101,15 @@ std::string format_text(const RunReport& r) {
                        r.p == 1 && r.timing ? "; P = 1 moves nothing" : "");
     out += fmt::format("  words held per node: {} (4b^3+3b^2 = {})\n", m.words_held_per_node,
                        4 * r.b * r.b * r.b + 3 * r.b * r.b);
-    out += fmt::format("  golden check: {}\n", error_line(t.error));
+    out += r.values ? fmt::format("  golden check: {}\n", error_line(t.error))
+                    : "  golden check: none: values off, no value was computed or checked\n";
     if (!t.mismatch.empty()) out += "  " + t.mismatch + "\n";
   }
   if (r.round_trip) out += fmt::format("round trip inverse(forward(x)) vs x: {}\n", error_line(*r.round_trip));
   if (r.timing) out += timing_text(r, *r.timing);
   if (!r.fault.empty()) out += "injected fault: " + r.fault + "\n";
-  out += fmt::format("result: {} ({:.3f} s)\n", r.passed() ? "PASS" : "FAIL", r.wall_seconds);
+  out += fmt::format("result: {}{} ({:.3f} s)\n", r.passed() ? "PASS" : "FAIL",
+                     r.values ? "" : ", counts only: values off, nothing computed or checked", r.wall_seconds);
   return out;
 }
 
@@ -186,11 +188,12 @@ nlohmann::json to_json(const RunReport& r) {
                        {"block_multiply_adds", t.expected.block_multiply_adds},
                        {"scalar_multiply_adds", t.expected.scalar_multiply_adds},
                        {"words_held_per_node", t.expected.words_held_per_node}}},
-         {"golden", to_json(t.error)},
+         {"golden", r.values ? to_json(t.error) : nlohmann::json(nullptr)},
          {"mismatch", t.mismatch}});
   }
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
   j["engine"] = r.engine;
+  j["values"] = r.values ? "on" : "off";
   if (!r.fault.empty()) j["fault"] = r.fault;
   if (!r.machine.empty()) {
     nlohmann::json machine = nlohmann::json::object();

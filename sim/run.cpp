@@ -118,6 +118,9 @@ Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
 }  // namespace
 
 RunReport run_functional(const RunConfig& config) {
+  if (!config.computes_values())
+    throw std::invalid_argument("values: 'off' is not allowed with engine functional, which only computes values; allowed: "
+                                "values on, or engine systemc or event to time the run");
   const auto start = std::chrono::steady_clock::now();
   const ScalarType scalar = validate(config);
   if (!config.chrome_trace.empty() || !config.vcd_trace.empty())

@@ -48,6 +48,7 @@ struct RunReport {
   std::string fault;  // what an injected fault did, or empty
   std::optional<TimingReport> timing;
   double wall_seconds = 0;
+  bool values = true;  // false: timed only (values: off), nothing computed or checked
 
   // fma per scalar multiply-add: 4 for complex data on a real fma unit, else 1.
   std::size_t fma_per_multiply_add = 1;

@@ -40,6 +40,9 @@ void RunConfig::declare(ParameterSet& set) {
   set.path("report_json", report_json, "path of a .json file, or empty", "where to write the run report as JSON");
   set.integer("max_memory", max_memory, 0, std::int64_t{1} << 50, "bytes",
               "refuse a run whose estimated memory exceeds this; 0 = the memory the system reports available");
+  set.choice("values", values, {"on", "off"},
+             "on: the nodes compute the values and every result is checked against the golden reference; off: time "
+             "the run only (engines systemc and event): no tensor is allocated, no value computed or checked");
   set.path("chrome_trace", chrome_trace, "path of a .json file, or empty (at most 4096 nodes)",
            "Chrome trace-event file (opens in Perfetto): per node, the compute and roll spans of every step");
   set.path("vcd_trace", vcd_trace, "path of a .vcd file, or empty (at most 64 nodes)",
@@ -93,6 +96,11 @@ ScalarType validate(const RunConfig& config) {
   if (config.domain == "real" && complex)
     throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +
                                 "' or this input; the data must be complex (domain: auto or complex)");
+  if (!config.computes_values())
+    for (const auto& [key, value] : {std::pair{"input", config.input}, std::pair{"output", config.output}})
+      if (!value.empty())
+        throw std::invalid_argument(std::string(key) + ": '" + value + "' is not allowed with values: off, which computes no "
+                                    "values; allowed: values on, or no " + key);
   for (const auto& [key, path] : {std::pair{"output", config.output}, std::pair{"report_json", config.report_json},
                                    std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
     check_writable(key, path);

@@ -29,6 +29,7 @@ struct RunConfig {
   std::string chrome_trace;
   std::string vcd_trace;
   std::int64_t max_memory = 0;
+  std::string values = "on";
 
   // Declares every field above on `set`; `set` must not outlive this config.
   void declare(ParameterSet& set);
@@ -37,6 +38,7 @@ struct RunConfig {
   std::size_t block_size() const { return static_cast<std::size_t>(n / p); }
   bool runs_forward() const { return direction != "inverse"; }
   bool runs_inverse() const { return direction != "forward"; }
+  bool computes_values() const { return values == "on"; }
   SchedulingVector scheduling_vector() const { return SchedulingVector::parse(alpha); }
   TransformOptions transform_options() const;
 };

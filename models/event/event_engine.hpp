@@ -51,6 +51,7 @@ class EventEngine {
   bool store_next(std::uint32_t m);
   void note_credits(const MessageState& s, LinkState& link) const;
   void release_history(MessageState& s, const LinkState& link) const;
+  void trim_history(const MessageState& s, LinkState& link) const;
   bool release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const;
   // Classes and records (event_records.cpp).
   void classify_waits(std::size_t n);

@@ -66,7 +66,7 @@ bool EventEngine::leave_next(std::uint32_t m) {
     const std::uint64_t index = s.link_base + k;
     Cycle credit = 0;
     if (index >= credits) {
-      if (link.pops.size() <= index - credits) break;  // the credit it needs is not known to be back yet
+      if (link.pops.count() <= index - credits) break;  // the credit it needs is not known to be back yet
       credit = link.pops[index - credits] + d;
     }
     Cycle at = std::max({release, s.posted_at, link.last_leave, credit});
@@ -76,7 +76,7 @@ bool EventEngine::leave_next(std::uint32_t m) {
     s.leave[k] = at;
     s.arrival[k] = at + d;
     s.payload[k] = node.datapath->read(s.buffer, word);
-    link.leaves.push_back(at);
+    link.leaves.kept.push_back(at);
     link.last_leave = at;
     if (link.last_active != at) {
       ++link.stats.active_cycles;
@@ -109,8 +109,8 @@ bool EventEngine::leave_next(std::uint32_t m) {
 // the head of a queue waiting for a credit (classify_waits); its per-word times go.
 void EventEngine::release_history(MessageState& s, const LinkState& link) const {
   if (!s.complete() || link.starved_from != never) return;
-  s.release_at = {};
-  s.leave = {};
+  std::vector<Cycle>().swap(s.release_at);
+  std::vector<Cycle>().swap(s.leave);
 }
 
 // Once a message is stored in full, every credit returned by its last word's leaving cycle is
@@ -123,7 +123,7 @@ void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
   for (std::uint32_t k = 0; k < s.words; ++k) {
     const std::uint64_t index = s.link_base + k;
     if (index + 1 < params_.buffer_words) continue;
-    while (link.returned < link.pops.size() && link.pops[link.returned] + d <= s.leave[k]) ++link.returned;
+    while (link.returned < link.pops.count() && link.pops[link.returned] + d <= s.leave[k]) ++link.returned;
     if (params_.buffer_words + link.returned <= index + 1) {
       link.starved_from = s.leave[k];
       return;
@@ -131,12 +131,25 @@ void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
   }
 }
 
+// While the link has never run out of credit, the times of its words up to a message stored in
+// full are needed only for the credits of the next B words and the occupancy count: older
+// ones are dropped (all of them left, and returned their credit, by the message's last word's
+// leaving cycle, since each such credit let a word of the message or before it leave).
+void EventEngine::trim_history(const MessageState& s, LinkState& link) const {
+  if (link.starved_from != never || link.leaves.kept.size() < 2 * (params_.buffer_words + s.words) + 64) return;
+  const std::uint64_t end = s.link_base + s.words;
+  const std::uint64_t credits = params_.buffer_words;
+  link.leaves.drop_before(end);
+  link.pops.drop_before(std::min({end > credits ? end - credits : 0, link.occupancy_front, link.returned}));
+  link.history_from = s.last_leave;
+}
+
 // Stores as many arrived words of the message as have known storing cycles.
 bool EventEngine::store_next(std::uint32_t m) {
   MessageState& s = messages_[m];
   if (!s.receive_posted || s.taken >= s.sent) return false;
   LinkState& link = link_of(m);
-  if (link.pops.size() != s.link_base + s.taken) return false;  // a word ahead of it on the link is not stored yet
+  if (link.pops.count() != s.link_base + s.taken) return false;  // a word ahead of it on the link is not stored yet
   const std::size_t destination = program_.messages[m].destination;
   NodeState& node = nodes_[destination];
   BufferTimes* buffer = s.into == no_buffer ? nullptr : &node.buffers[s.into];
@@ -144,7 +157,7 @@ bool EventEngine::store_next(std::uint32_t m) {
   if (buffer && s.taken == 0) buffer->tag = program_.messages[m].tag;
   if (buffer) buffer->schedule = FmaSchedules::none;
   const std::uint32_t first = s.taken;
-  Cycle at = link.pops.empty() ? 0 : link.pops.back();
+  Cycle at = link.last_pop;
   while (s.taken < s.sent) {
     const std::uint32_t word = word_at(s, s.taken);
     const Cycle arrival = s.arrival[s.taken];
@@ -157,8 +170,9 @@ bool EventEngine::store_next(std::uint32_t m) {
       buffer->since[word] = at;
       if (params_.split) buffer->component_ready[2 * word] = buffer->component_ready[2 * word + 1] = at;
     }
-    const std::uint64_t index = link.pops.size();
-    link.pops.push_back(at);
+    const std::uint64_t index = link.pops.count();
+    link.pops.kept.push_back(at);
+    link.last_pop = at;
     while (link.occupancy_front < index && link.pops[link.occupancy_front] < arrival) ++link.occupancy_front;
     link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, index + 1 - link.occupancy_front);
     if (!node.trace.empty()) node.trace[s.receive_task].note(at);
@@ -167,11 +181,12 @@ bool EventEngine::store_next(std::uint32_t m) {
   node.last_pop = std::max(node.last_pop, at);
   if (s.taken == s.words) {
     s.last_store = at;
-    s.payload = {};
-    s.arrival = {};
+    std::vector<std::complex<double>>().swap(s.payload);
+    std::vector<Cycle>().swap(s.arrival);
     forget_active(destination, m);
     note_credits(s, link);
     release_history(s, link);
+    trim_history(s, link);
   }
   return s.taken > first;
 }

@@ -15,16 +15,20 @@ namespace torus::event {
 std::vector<std::pair<Cycle, Cycle>> EventEngine::starved_cycles(const LinkState& link) const {
   std::vector<std::pair<Cycle, Cycle>> out;
   const Cycle d = params_.link_latency;
-  std::size_t left = 0, back = 0;
-  std::uint64_t credits = params_.buffer_words;
-  while (left < link.leaves.size()) {
-    const Cycle c = std::min(link.leaves[left], back < link.pops.size() ? link.pops[back] + d : never);
-    while (back < link.pops.size() && link.pops[back] + d <= c) ++back, ++credits;
-    while (left < link.leaves.size() && link.leaves[left] == c) ++left, --credits;
+  // The dropped words all left and returned by history_from: from there on the count is exact.
+  std::uint64_t left = link.leaves.base, back = link.pops.base;
+  std::int64_t credits = static_cast<std::int64_t>(params_.buffer_words) - static_cast<std::int64_t>(left) +
+                         static_cast<std::int64_t>(back);
+  while (left < link.leaves.count()) {
+    const Cycle c = std::min(link.leaves[left], back < link.pops.count() ? link.pops[back] + d : never);
+    while (back < link.pops.count() && link.pops[back] + d <= c) ++back, ++credits;
+    while (left < link.leaves.count() && link.leaves[left] == c) ++left, --credits;
     if (credits > 0) continue;
-    const Cycle until = back < link.pops.size() ? link.pops[back] + d : never;
-    if (!out.empty() && out.back().second == c) out.back().second = until;
-    else out.push_back({c, until});
+    const Cycle until = back < link.pops.count() ? link.pops[back] + d : never;
+    const Cycle from = std::max(c, link.history_from);
+    if (from >= until) continue;
+    if (!out.empty() && out.back().second >= from) out.back().second = std::max(out.back().second, until);
+    else out.push_back({from, until});
   }
   return out;
 }
@@ -75,7 +79,7 @@ void EventEngine::classify_waits(std::size_t n) {
     node.record.backpressure += pressed;
     node.record.operand += to - from - pressed;
   }
-  node.waits = {};
+  std::vector<std::pair<Cycle, Cycle>>().swap(node.waits);
 }
 
 EngineRecords EventEngine::records() const {

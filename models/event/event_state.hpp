@@ -91,6 +91,20 @@ struct MessageState {
   bool complete() const { return taken == words && sent == words; }
 };
 
+// The times of a link's words in order, of which only the recent ones are kept: the first
+// `base` were dropped once nothing could need them (EventEngine::trim_history).
+struct History {
+  std::vector<Cycle> kept;
+  std::uint64_t base = 0;
+  std::uint64_t count() const { return base + kept.size(); }
+  Cycle operator[](std::uint64_t i) const { return kept[i - base]; }
+  void drop_before(std::uint64_t i) {
+    if (i <= base) return;
+    kept.erase(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(i - base));
+    base = i;
+  }
+};
+
 struct LinkState {
   std::int64_t next_free_tick = 0;  // in units of 1/num cycle
   Cycle last_leave = 0;
@@ -99,7 +113,9 @@ struct LinkState {
   std::uint64_t words_posted = 0;
   std::vector<std::uint32_t> queue;  // messages in the order they were posted
   std::size_t head = 0;              // the first whose words have not all left
-  std::vector<Cycle> leaves, pops;   // per word of the link, in order
+  History leaves, pops;              // per word of the link, in order: left, stored
+  Cycle last_pop = 0;
+  Cycle history_from = 0;            // the words dropped from the histories all left and returned by then
   std::uint64_t occupancy_front = 0; // for the peak: first word not yet popped before the newest arrival
   std::uint64_t returned = 0;        // words whose credit is back by the last checked leave
   Cycle starved_from = never;        // first cycle after whose send phase it held no credit

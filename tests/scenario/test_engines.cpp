@@ -1,0 +1,86 @@
+// The two timing engines as a user meets them: the event engine computes the same result bits
+// as the SystemC engine, both time a run without values when asked and say so plainly, and
+// what the event engine cannot do exactly is refused with the engine that can.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+#include "tests/cli_runner.hpp"
+
+using namespace torus;
+
+namespace {
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+nlohmann::json machine_figures(nlohmann::json timing) {
+  for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma",
+                           "fast_forward_note"})
+    timing.erase(host);
+  return timing;
+}
+
+}  // namespace
+
+TEST_CASE("the event engine's results are bit-identical to the SystemC engine's", "[scenario][event][values]") {
+  for (const std::string run :
+       {"--N 8 --P 2", "--N 6 --P 3 --transform dft", "--N 6 --P 3 --transform dft --complex_fma_cost 1",
+        "--N 8 --P 4 --micro_schedule chained --roll_policy overlapped", "--N 8 --P 2 --precision float --transform dht",
+        "--N 4 --P 1 --transform dst --direction inverse"}) {
+    INFO(run);
+    TempDir dir;
+    std::string results[2];
+    for (int e = 0; e < 2; ++e) {
+      const std::string npy = dir.file(e == 0 ? "systemc.npy" : "event.npy");
+      const CliRun done = run_cli("run " + run + " --engine " + (e == 0 ? "systemc" : "event") + " --output " + npy);
+      INFO(done.output);
+      REQUIRE(done.exit_code == 0);
+      results[e] = file_bytes(npy);
+    }
+    CHECK(!results[0].empty());
+    CHECK(results[0] == results[1]);
+  }
+}
+
+TEST_CASE("values off: the same cycles as values on, and the report says nothing was computed or checked",
+          "[scenario][event][values]") {
+  for (const std::string engine : {"systemc", "event"}) {
+    INFO(engine);
+    const CliRun on = run_cli("run --N 8 --P 4 --transform dft --engine " + engine);
+    const CliRun off = run_cli("run --N 8 --P 4 --transform dft --values off --engine " + engine);
+    INFO(off.output);
+    REQUIRE(on.exit_code == 0);
+    REQUIRE(off.exit_code == 0);
+    CHECK(machine_figures(on.report["timing"]) == machine_figures(off.report["timing"]));
+    CHECK(off.report["values"] == "off");
+    CHECK(on.report["values"] == "on");
+    CHECK(off.report["transforms"][0]["golden"].is_null());
+    CHECK_FALSE(off.report.contains("round_trip"));
+    CHECK_THAT(off.output, Catch::Contains("golden check: none: values off"));
+    CHECK_THAT(off.output, Catch::Contains("counts only: values off, nothing computed or checked"));
+  }
+}
+
+TEST_CASE("values off refuses what needs values, and engine functional", "[scenario][event][values][errors]") {
+  TempDir dir;
+  const CliRun output = run_cli("run --N 4 --P 2 --engine event --values off --output " + dir.file("y.npy"));
+  CHECK(output.exit_code == 2);
+  CHECK_THAT(output.output, Catch::Contains("output:") && Catch::Contains("values: off"));
+  const CliRun functional = run_cli("run --N 4 --P 2 --engine functional --values off");
+  CHECK(functional.exit_code == 2);
+  CHECK_THAT(functional.output, Catch::Contains("values: 'off' is not allowed with engine functional"));
+}
+
+TEST_CASE("the event engine refuses faults and waveforms, naming the engine that can", "[scenario][event][errors]") {
+  TempDir dir;
+  const CliRun fault = run_cli("run --N 4 --P 2 --engine event --fault stuck_node");
+  CHECK(fault.exit_code == 2);
+  CHECK_THAT(fault.output, Catch::Contains("engine 'event'") && Catch::Contains("engine systemc"));
+  const CliRun vcd = run_cli("run --N 4 --P 2 --engine event --vcd_trace " + dir.file("w.vcd"));
+  CHECK(vcd.exit_code == 2);
+  CHECK_THAT(vcd.output, Catch::Contains("vcd_trace") && Catch::Contains("use engine systemc"));
+}
