@@ -52,31 +52,33 @@ void collect_links(const EngineRecords& records, TimingReport& t) {
     traffic.direction = to_string(d);
     for (std::size_t i = 0; i < count; ++i) {
       const LinkRecord& link = records.links[i * direction_count + static_cast<std::size_t>(d)];
-      traffic.words += link.words;
-      traffic.active_cycles += link.active_cycles;
+      traffic.words += link.words * records.copies;
+      traffic.active_cycles += link.active_cycles * records.copies;
       traffic.peak_occupancy = std::max(traffic.peak_occupancy, link.peak_occupancy);
     }
   }
-  if (count <= 16 * 16 * 16)
-    for (const LinkRecord& link : records.links) t.link_active_cycles.push_back(link.active_cycles);
+  if (count * records.copies <= 16 * 16 * 16)
+    for (std::uint64_t copy = 0; copy < records.copies; ++copy)
+      for (const LinkRecord& link : records.links) t.link_active_cycles.push_back(link.active_cycles);
 }
 
 }  // namespace
 
 TimingReport assemble_timing(const Program& program, const EngineRecords& records, std::uint64_t fma_expected) {
   TimingReport t;
-  t.nodes = records.nodes.size();
+  t.nodes = records.nodes.size() * records.copies;
+  t.nodes_timed = records.nodes.size();
   t.fma_per_cycle = records.fma_per_cycle;
   t.fma_expected = fma_expected;
   std::size_t allocated = 0;
   for (const NodeRecord& node : records.nodes) {
     t.total_cycles = std::max(t.total_cycles, node.finish_cycle);
-    t.fma_issued += node.fma_issued;
-    t.fast_forwarded_fma += node.fast_forwarded_fma;
-    t.cycles.busy += node.busy;
-    t.cycles.dependency += node.dependency;
-    t.cycles.operand += node.operand;
-    t.cycles.backpressure += node.backpressure;
+    t.fma_issued += node.fma_issued * records.copies;
+    t.fast_forwarded_fma += node.fast_forwarded_fma * records.copies;
+    t.cycles.busy += node.busy * records.copies;
+    t.cycles.dependency += node.dependency * records.copies;
+    t.cycles.operand += node.operand * records.copies;
+    t.cycles.backpressure += node.backpressure * records.copies;
     allocated = std::max(allocated, node.allocated_words);
     t.engine_bytes_per_node = std::max<std::uint64_t>(t.engine_bytes_per_node, node.engine_bytes);
   }
@@ -105,13 +107,13 @@ ExecutionCounts measured_counts(const Program& program, const EngineRecords& rec
       ++c.steps;
       const std::size_t st = stage.stage - 1;
       for (std::size_t n = 0; n < records.nodes.size(); ++n) {
-        fma += r.fma[n][global];
+        fma += r.fma[n][global] * records.copies;
         c.words_moved_per_node_step[st] = std::max<std::size_t>(c.words_moved_per_node_step[st], r.words_sent[n][global]);
         c.words_moved_per_node_step_min[st] = std::min<std::size_t>(c.words_moved_per_node_step_min[st], r.words_sent[n][global]);
       }
     }
   for (const NodeRecord& node : records.nodes) {
-    if (transform < node.computes_done.size()) c.block_multiply_adds += node.computes_done[transform];
+    if (transform < node.computes_done.size()) c.block_multiply_adds += node.computes_done[transform] * records.copies;
     c.words_held_per_node = std::max(c.words_held_per_node, node.allocated_words);
   }
   c.scalar_multiply_adds = fma / fma_per_multiply_add;

@@ -54,6 +54,9 @@ struct EngineRecords {
   StepRecords steps;
   std::vector<LinkRecord> links;  // node * 6 + the direction its words travel
   unsigned fma_per_cycle = 1;
+  // How many nodes of the torus each node record stands for: 1, or every node when the engine
+  // timed a translation quotient (Program::translation_quotient), whose nodes all see the same cycles.
+  std::uint64_t copies = 1;
   std::string fast_forward_note;  // why nothing was issued ahead, or empty
 };
 

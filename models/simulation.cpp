@@ -33,14 +33,16 @@ TransformProblem problem_of(const RunConfig& run) {
   return problem;
 }
 
-// Builds the Program and proves it before any engine runs it: the algorithm's own checks,
-// then what is read off the Program per transform.
-Program build_program(const RunConfig& run, std::vector<TransformOutcome>& outcomes) {
+// Builds the Program (or, when the run is timed on it, its translation quotient) and proves it
+// before any engine runs it: the algorithm's own checks, then what is read off the Program per
+// transform.
+Program build_program(const RunConfig& run, const MachineConfig& machine, std::vector<TransformOutcome>& outcomes) {
   const TransformProblem problem = problem_of(run);
   const auto algorithm = make_algorithm(run.algorithm);
-  const AlgorithmCheck check = algorithm->check(problem);
+  const bool quotient = times_translation_quotient(run, machine);
+  const AlgorithmCheck check = quotient ? AlgorithmCheck{} : algorithm->check(problem);
   if (!check.ok()) throw std::logic_error("the algorithm's own checks fail: " + check.violations.front());
-  Program program = algorithm->build(problem);
+  Program program = quotient ? algorithm->build_quotient(problem) : algorithm->build(problem);
   const ProgramVerification verification = verify_program(program, 1);
   if (!verification.ok())
     throw std::logic_error("generated program is illegal: " + to_string(program, verification.violations.front()));
@@ -48,6 +50,7 @@ Program build_program(const RunConfig& run, std::vector<TransformOutcome>& outco
     TransformOutcome outcome;
     outcome.direction = problem.directions[t];
     outcome.schedule_violations = check.violation_count + verification.violation_count;
+    outcome.verified = quotient ? "quotient" : "program";
     const ProgramCounts counts = count(program, static_cast<std::uint32_t>(t));
     outcome.expected.steps = counts.steps;
     outcome.expected.block_multiply_adds = counts.compute_tasks;
@@ -95,11 +98,12 @@ std::string locate_wrong_stage(const Program& program, const EngineRun& engine, 
 template <class T>
 Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report,
                           const ProgressDisplay& progress) {
-  const CoefficientSet<T> c = make_coefficients<T>(run);
-  report.inverse_defects = c.defects;
-  const Program program = build_program(run, report.transforms);
-  const bool split = is_complex_v<T> && machine.complex_cost() == 4;
   const bool values = run.computes_values();
+  // Timed only: no coefficient is read, so none is made (nor its inverse proved, an N^3 product).
+  const CoefficientSet<T> c = values ? make_coefficients<T>(run) : CoefficientSet<T>{};
+  report.inverse_defects = c.defects;
+  const Program program = build_program(run, machine, report.transforms);
+  const bool split = is_complex_v<T> && machine.complex_cost() == 4;
   HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}, run.block_size()};
   for (const TransformOutcome& o : report.transforms)
     host.coefficients.push_back(o.direction == TransformDirection::Forward ? c.forward : c.inverse);

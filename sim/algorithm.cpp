@@ -1,5 +1,7 @@
 #include "sim/algorithm.hpp"
 
+#include <stdexcept>
+
 #include "sim/algorithms/factories.hpp"
 #include "sim/registry.hpp"
 
@@ -12,6 +14,15 @@ const Registry<Algorithm>& registry() {
 }
 
 }  // namespace
+
+Program Algorithm::build_quotient(const TransformProblem&) const {
+  throw std::logic_error("algorithm " + name() + " has no translation quotient: its nodes do not all run the same task list");
+}
+
+bool times_translation_quotient(const RunConfig& run, const MachineConfig& machine) {
+  return machine.engine == "event" && machine.symmetry == "auto" && !run.computes_values() && run.chrome_trace.empty() &&
+         make_algorithm(run.algorithm)->translation_invariant();
+}
 
 std::vector<std::string> algorithm_names() { return registry().names(); }
 

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/machine_config.hpp"
 #include "sim/program.hpp"
+#include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
 #include "sim/scheduling_vector.hpp"
 
@@ -39,9 +41,19 @@ class Algorithm {
   virtual std::string name() const = 0;
   virtual Program build(const TransformProblem& problem) const = 0;
   virtual AlgorithmCheck check(const TransformProblem& problem) const = 0;
+  // Whether every node of build()'s Program runs the same task list (only block indices
+  // differ); then build_quotient() makes its translation quotient (Program::translation_quotient)
+  // without building the whole Program. The default has none and throws std::logic_error.
+  virtual bool translation_invariant() const { return false; }
+  virtual Program build_quotient(const TransformProblem& problem) const;
 };
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name);
+
+// Whether a run is timed on its Program's translation quotient: engine event, symmetry auto,
+// values off (a quotient holds no values), no Chrome trace (it would show one node) and an
+// algorithm whose nodes all run the same task list.
+bool times_translation_quotient(const RunConfig& run, const MachineConfig& machine);
 std::vector<std::string> algorithm_names();
 
 }  // namespace torus

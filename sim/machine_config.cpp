@@ -106,6 +106,10 @@ void MachineConfig::declare(ParameterSet& set) {
              "systemc: cycle-accurate SystemC torus, the reference; event: the same cycle counts from block-level "
              "events, much faster (one-hop messages, no faults or waveforms); functional: untimed executor (values "
              "only, no cycle counts)");
+  set.choice("symmetry", symmetry, {"auto", "off"},
+             "auto: with engine event and values off, an algorithm whose nodes all run the same task list (orbital) "
+             "is timed on one node standing for every node, exact because each node sees the same cycles; off: "
+             "every node is timed");
 }
 
 std::int64_t MachineConfig::link_buffer(std::size_t block_size) const {

@@ -22,6 +22,7 @@ struct MachineConfig {
   std::string roll_policy = "after_compute";
   std::string clock_hz = "1e9";
   std::string engine = "systemc";
+  std::string symmetry = "auto";
   std::string fast_forward = "on";
   std::string fast_forward_stepping = "none";
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/algorithm.hpp"
 #include "sim/program.hpp"
 
 namespace torus {
@@ -48,7 +49,7 @@ std::string MemoryEstimate::describe() const {
 MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
   // In double: N and P may be up to 4096, whose powers overflow any integer check.
   const double n = static_cast<double>(run.n), p = static_cast<double>(run.p);
-  const double b = n / p, nodes = p * p * p;
+  const double b = n / p, nodes = times_translation_quotient(run, machine) ? 1.0 : p * p * p;
   const double transforms = run.direction == "both" ? 2.0 : 1.0;
   const double value_bytes = complex_data ? 16.0 : 8.0;
   MemoryEstimate e;
@@ -65,7 +66,8 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   // step a compute, two sends and two receives, and per send a message with its route.
   const double program = nodes * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
   e.schedule_bytes = steps * nodes * 100.0 + program;
-  e.tensors_bytes = 12 * n * n * n * value_bytes + input_read_bytes(run);
+  // Values off: no tensors, only the coefficient matrices (and their inverses' work).
+  e.tensors_bytes = run.computes_values() ? 12 * n * n * n * value_bytes + input_read_bytes(run) : 12 * n * n * value_bytes;
   return e;
 }
 

@@ -75,6 +75,11 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
     close_step();
   }
   c.steps = steps.size();
+  const std::size_t copies = program.nodes_represented() / std::max<std::size_t>(program.nodes.size(), 1);
+  c.compute_tasks *= copies;
+  c.scalar_multiply_adds *= copies;
+  c.messages *= copies;
+  c.hops *= copies;
   return c;
 }
 

@@ -146,8 +146,16 @@ struct Program {
   std::vector<ProgramOutput> outputs;
   std::vector<StageInfo> stages;   // in order; global steps run through them
   std::vector<std::string> transforms;  // per transform: "forward" or "inverse"
+  // A translation quotient stands for a Program in which every node of `shape` runs the same
+  // task list with the same messages in the same directions (only block indices differ):
+  // `nodes` holds that one list, every message goes from node 0 to node 0 (its route is the one
+  // each node's copy takes to its neighbour, whose copy arrives here in turn) and tags carry
+  // block kinds only. On a uniform machine every node then sees the same cycles, so an engine
+  // may time the one node and count it shape.node_count() times. It carries no values.
+  bool translation_quotient = false;
 
   std::size_t node_count() const { return nodes.size(); }
+  std::size_t nodes_represented() const { return translation_quotient ? shape.node_count() : nodes.size(); }
   std::string describe(const DataTag& tag) const;  // "X'(0,1,2)", "C3(2,1)"
   std::string describe_node(std::size_t node) const;  // "(q,r,s)"
   std::size_t global_steps() const;

@@ -46,7 +46,10 @@ class Verifier {
   Verifier(const Program& program, std::size_t max_reported) : p_(program), max_(max_reported) {}
 
   ProgramVerification run() {
-    if (p_.nodes.size() != p_.shape.node_count())
+    if (p_.translation_quotient && p_.nodes.size() != 1)
+      fail(whole_program, whole_program,
+           [&] { return fmt::format("a translation quotient has one node; this one has {}", p_.nodes.size()); });
+    else if (!p_.translation_quotient && p_.nodes.size() != p_.shape.node_count())
       fail(whole_program, whole_program,
            [&] { return fmt::format("the Program has {}; its array has {}", plural(p_.nodes.size(), "node"), p_.shape.node_count()); });
     first_buffer_.assign(p_.nodes.size() + 1, 0);
@@ -355,8 +358,10 @@ class Verifier {
     else if (s.receiver != msg.destination)
       fail(s.receiver, s.receive_task,
            [&] { return fmt::format("{} is received here, but its destination is node {}", message_name(m), node_name(msg.destination)); });
-    const std::size_t count = p_.shape.node_count();
-    if (msg.source >= count || msg.destination >= count)
+    const std::size_t count = p_.nodes.size();
+    if (p_.translation_quotient && msg.route.empty())
+      fail(node, task, [&] { return message_name(m) + " has an empty route in a translation quotient (each copy must move)"; });
+    else if (msg.source >= count || msg.destination >= count)
       fail(node, task, [&] { return fmt::format("{}: the array has {}", message_name(m), plural(count, "node")); });
     else if (msg.route.empty() && msg.source != msg.destination)
       fail(node, task, [&] { return message_name(m) + " has an empty route between different nodes"; });
@@ -377,7 +382,8 @@ class Verifier {
       }
       at = *next;
     }
-    if (p_.shape.index_of(at) != msg.destination)
+    // In a quotient the copy that arrives is the neighbour's: any chain of links will do.
+    if (!p_.translation_quotient && p_.shape.index_of(at) != msg.destination)
       fail(node, task, [&] {
         return fmt::format("{}: its route is not a chain of links to the destination; it ends at node {}", message_name(m), to_string(at));
       });

@@ -68,6 +68,10 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
                      "per node, Program {:.1f} MiB)\n",
                      t.simulation_seconds, t.node_cycles_per_second(), static_cast<double>(t.peak_memory_bytes) / (1024.0 * 1024.0),
                      static_cast<double>(t.engine_bytes_per_node) / 1024.0, static_cast<double>(t.program_bytes) / (1024.0 * 1024.0));
+  if (t.nodes_timed != t.nodes)
+    out += fmt::format("  symmetry: {} timed, standing for all {} (every node runs the same task list, so every node "
+                       "sees the same cycles; symmetry: off times each one)\n",
+                       t.nodes_timed == 1 ? "1 node" : fmt::format("{} nodes", t.nodes_timed), t.nodes);
   return out;
 }
 
@@ -88,7 +92,10 @@ std::string format_text(const RunReport& r) {
   for (const TransformOutcome& t : r.transforms) {
     const auto& m = t.measured;
     out += fmt::format("{}:\n", to_string(t.direction));
-    out += fmt::format("  schedule: {} ({} violations){}\n", t.schedule_violations == 0 ? "verified" : "INVALID",
+    const char* verified = t.verified == "quotient" ? "verified as a translation quotient (node (0,0,0)'s task list; symmetry: off "
+                                                       "proves the whole schedule)"
+                                                     : "verified";
+    out += fmt::format("  schedule: {} ({} violations){}\n", t.schedule_violations == 0 ? verified : "INVALID",
                        t.schedule_violations, t.first_violation.empty() ? "" : ": " + t.first_violation);
     out += fmt::format("  steps {} (3P = {}), block multiply-adds {} (3P^4 = {})\n", m.steps, 3 * r.p,
                        m.block_multiply_adds, 3ull * r.p * r.p * r.p * r.p);
@@ -131,6 +138,7 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"fma_expected", t.fma_expected},
                    {"fast_forwarded_fma", t.fast_forwarded_fma},
                    {"fast_forward_note", t.fast_forward_note},
+                   {"nodes_timed", t.nodes_timed},
                    {"utilisation", t.utilisation()},
                    {"node_cycles", {{"busy", t.cycles.busy}, {"dependency", t.cycles.dependency}, {"operand", t.cycles.operand},
                                     {"backpressure", t.cycles.backpressure}, {"idle", t.cycles.idle}}},
@@ -177,6 +185,7 @@ nlohmann::json to_json(const RunReport& r) {
     j["transforms"].push_back(
         {{"direction", to_string(t.direction)},
          {"schedule_violations", t.schedule_violations},
+         {"verified", t.verified},
          {"steps", m.steps},
          {"block_multiply_adds", m.block_multiply_adds},
          {"scalar_multiply_adds", m.scalar_multiply_adds},

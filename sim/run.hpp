@@ -26,6 +26,9 @@ struct TransformOutcome {
                                   // buffers of rolled blocks included
   std::size_t schedule_violations = 0;
   std::string first_violation;
+  // What was proved: "program" (the algorithm's own checks and the generic verifier on the
+  // whole Program) or "quotient" (the generic verifier on its translation quotient only).
+  std::string verified = "program";
   ErrorReport error;              // against the golden reference
   std::string mismatch;           // first failing output block and its node, if any
 };

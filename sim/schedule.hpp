@@ -86,10 +86,15 @@ struct Schedule {
   std::size_t n() const { return block_size * static_cast<std::size_t>(shape.p1); }
 };
 
+// Which nodes a generated schedule lists: all, or only node (0,0,0). Every node runs the same
+// stage forms (only the block indices differ), so node (0,0,0) alone stands for the torus when
+// only the shape of the work matters (sim/algorithms/orbital.cpp, the translation quotient).
+enum class ScheduleNodes : std::uint8_t { All, FirstOnly };
+
 // The schedule of shared algebra for one direction; throws std::invalid_argument naming the
 // parameter when the shape is not a cube or b is 0.
 Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, const SchedulingVector& alpha,
-                           TransformDirection direction);
+                           TransformDirection direction, ScheduleNodes nodes = ScheduleNodes::All);
 
 // Where a block of `kind` sits at the start (or end) of the schedule: the node of each
 // initial placement / of each stage-III accumulator after its final roll.

@@ -73,29 +73,34 @@ BlockId instantiate(const BlockTemplate& t, const NodeCoord& node, int k) {
   return id;
 }
 
-std::vector<Placement> place(const BlockTemplate& t, const TorusShape& shape, const SchedulingVector& alpha) {
+std::size_t nodes_listed(const TorusShape& shape, ScheduleNodes nodes) {
+  return nodes == ScheduleNodes::All ? shape.node_count() : 1;
+}
+
+std::vector<Placement> place(const BlockTemplate& t, const TorusShape& shape, const SchedulingVector& alpha, ScheduleNodes nodes) {
   std::vector<Placement> out;
-  for (std::size_t i = 0; i < shape.node_count(); ++i) {
+  for (std::size_t i = 0; i < nodes_listed(shape, nodes); ++i) {
     const NodeCoord node = shape.coord_of(i);
     out.push_back({node, instantiate(t, node, alpha.time_of(node, shape.p1))});
   }
   return out;
 }
 
-ScheduleStage make_stage(int number, const StageForm& form, const TorusShape& shape, const SchedulingVector& alpha) {
+ScheduleStage make_stage(int number, const StageForm& form, const TorusShape& shape, const SchedulingVector& alpha,
+                         ScheduleNodes nodes) {
   const int p = shape.p1;
   ScheduleStage stage;
   stage.number = number;
   stage.mode = form.mode;
   stage.summary = form.summary;
-  stage.created = place(form.accumulator, shape, alpha);
+  stage.created = place(form.accumulator, shape, alpha, nodes);
   std::vector<Roll> rolls;
   for (const AxisRoll& roll : form.rolls) rolls.push_back({roll.kind, direction_along(roll.axis, alpha.along(roll.axis))});
   for (int t = 0; t < p; ++t) {
     ScheduleStep step;
     step.rolls = rolls;
-    step.ops.reserve(shape.node_count());
-    for (std::size_t i = 0; i < shape.node_count(); ++i) {
+    step.ops.reserve(nodes_listed(shape, nodes));
+    for (std::size_t i = 0; i < nodes_listed(shape, nodes); ++i) {
       const NodeCoord node = shape.coord_of(i);
       const int k = ((alpha.time_of(node, p) - t) % p + p) % p;
       step.ops.push_back({node, instantiate(form.accumulator, node, k), instantiate(form.operand, node, k),
@@ -109,7 +114,7 @@ ScheduleStage make_stage(int number, const StageForm& form, const TorusShape& sh
 }  // namespace
 
 Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, const SchedulingVector& alpha,
-                           TransformDirection direction) {
+                           TransformDirection direction, ScheduleNodes nodes) {
   validate(shape);
   if (!shape.is_cube())
     throw std::invalid_argument("P: the orbital schedule needs a cubic torus (P1 = P2 = P3); got " +
@@ -124,13 +129,13 @@ Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, cons
   schedule.direction = direction;
   schedule.input_kind = forms[0].operand.kind;
   schedule.output_kind = forms[2].accumulator.kind;
-  schedule.initial = place(forms[0].operand, shape, alpha);
+  schedule.initial = place(forms[0].operand, shape, alpha, nodes);
   for (const StageForm& form : forms) {
-    const std::vector<Placement> coefficients = place(form.coefficient, shape, alpha);
+    const std::vector<Placement> coefficients = place(form.coefficient, shape, alpha, nodes);
     schedule.initial.insert(schedule.initial.end(), coefficients.begin(), coefficients.end());
   }
   for (int s = 0; s < 3; ++s)
-    schedule.stages.push_back(make_stage(s + 1, forms[static_cast<std::size_t>(s)], shape, alpha));
+    schedule.stages.push_back(make_stage(s + 1, forms[static_cast<std::size_t>(s)], shape, alpha, nodes));
   return schedule;
 }
 

@@ -52,6 +52,9 @@ struct TimingReport {
   std::uint64_t total_cycles = 0;
   double clock_hz = 1e9;
   std::uint64_t nodes = 0;
+  // Nodes the engine timed one by one: all, or 1 when a translation quotient stood for the
+  // torus (Program::translation_quotient; every node sees the same cycles).
+  std::uint64_t nodes_timed = 0;
   std::uint64_t fma_per_cycle = 1;
   std::uint64_t fma_issued = 0;
   std::uint64_t fma_expected = 0;  // 3 N^4 x complex cost x transforms

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <stdexcept>
 
 #include "models/cycle/isolated_run.hpp"
 #include "models/cycle/torus_top.hpp"
@@ -128,6 +129,8 @@ std::string never_fired(const FaultConfig& fault) {
 }
 
 std::unique_ptr<EngineRun> run_cycle_engine(const EngineInputs& inputs) {
+  if (inputs.program.translation_quotient)
+    throw std::invalid_argument("engine systemc simulates every node: give it the whole Program, not a translation quotient");
   require_fresh_systemc_kernel();
   return std::make_unique<CycleRun>(inputs);
 }

@@ -101,6 +101,7 @@ EngineRecords EventEngine::records() const {
   }
   for (const LinkState& link : links_) r.links.push_back(link.stats);
   r.fma_per_cycle = params_.per_cycle;
+  r.copies = program_.nodes_represented() / nodes_.size();
   r.fast_forward_note = "engine event times whole tasks and messages: nothing is stepped cycle by cycle";
   return r;
 }

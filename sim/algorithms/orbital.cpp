@@ -14,24 +14,22 @@
 namespace torus {
 namespace {
 
-DataTag tag_of(const BlockId& block) {
-  return {static_cast<std::uint16_t>(block.kind), {block.index[0], block.index[1], block.index[2]}};
-}
-
-std::vector<Schedule> schedules_of(const TransformProblem& problem) {
+std::vector<Schedule> schedules_of(const TransformProblem& problem, ScheduleNodes nodes = ScheduleNodes::All) {
   if (problem.directions.empty()) throw std::invalid_argument("direction: at least one transform is needed");
   std::vector<Schedule> out;
   for (const TransformDirection d : problem.directions)
-    out.push_back(generate_schedule(problem.shape, problem.block_size, problem.alpha, d));
+    out.push_back(generate_schedule(problem.shape, problem.block_size, problem.alpha, d, nodes));
   return out;
 }
 
 // Builds the Program step by step, keeping per node which block each buffer holds (so every
-// message carries the tag of what it really moves).
+// message carries the tag of what it really moves). As a translation quotient it builds node
+// (0,0,0) alone from a schedule listing only that node: every node's stage forms, buffers and
+// rolls are the same, so its list is every node's up to block indices, which it leaves out.
 class OrbitalBuilder {
  public:
-  OrbitalBuilder(const TransformProblem& problem, std::vector<Schedule> schedules)
-      : problem_(problem), schedules_(std::move(schedules)) {}
+  OrbitalBuilder(const TransformProblem& problem, std::vector<Schedule> schedules, bool quotient = false)
+      : problem_(problem), schedules_(std::move(schedules)), quotient_(quotient) {}
 
   Program build() {
     declare();
@@ -47,6 +45,15 @@ class OrbitalBuilder {
 
  private:
   const TorusShape& shape() const { return problem_.shape; }
+  std::size_t node_count() const { return quotient_ ? 1 : shape().node_count(); }
+  DataTag tag_of(const BlockId& block) const {
+    if (quotient_) return {static_cast<std::uint16_t>(block.kind), {0, 0, 0}};
+    return {static_cast<std::uint16_t>(block.kind), {block.index[0], block.index[1], block.index[2]}};
+  }
+  std::size_t receiver(std::size_t node, Direction direction) const {
+    if (quotient_) return node;  // its neighbour's copy of the message arrives here
+    return shape().index_of(*shape().neighbour(shape().coord_of(node), direction));
+  }
   std::size_t b() const { return problem_.block_size; }
   std::uint32_t buffer_id(BlockKind kind, int which) const {
     return which == 0 ? static_cast<std::uint32_t>(kind) : second_[static_cast<std::size_t>(kind)];
@@ -60,6 +67,7 @@ class OrbitalBuilder {
   void declare() {
     program_.algorithm = "orbital";
     program_.shape = shape();
+    program_.translation_quotient = quotient_;
     program_.block_size = b();
     std::string dirs;
     for (const Schedule& s : schedules_) {
@@ -68,7 +76,7 @@ class OrbitalBuilder {
     }
     program_.description = "orbital schedule, N=" + std::to_string(schedules_[0].n()) + " P=" +
                            std::to_string(schedules_[0].p()) + " b=" + std::to_string(b()) + " alpha=" +
-                           problem_.alpha.to_string() + ", " + dirs;
+                           problem_.alpha.to_string() + ", " + dirs + (quotient_ ? ", translation quotient" : "");
     for (std::size_t k = 0; k < block_kind_count; ++k) {
       const auto kind = static_cast<BlockKind>(k);
       program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3});
@@ -93,8 +101,8 @@ class OrbitalBuilder {
           second_[k] = static_cast<std::uint32_t>(buffers.size());
           buffers.push_back(buffers[k]);
         }
-    program_.nodes.assign(shape().node_count(), NodeProgram{buffers, {}});
-    held_.assign(shape().node_count(), std::vector<std::optional<DataTag>>(buffers.size()));
+    program_.nodes.assign(node_count(), NodeProgram{buffers, {}});
+    held_.assign(node_count(), std::vector<std::optional<DataTag>>(buffers.size()));
     for (const Schedule& s : schedules_)
       for (int st = 0; st < 3; ++st)
         program_.stages.push_back({static_cast<std::uint32_t>(program_.stages.size() / 3),
@@ -130,7 +138,7 @@ class OrbitalBuilder {
     const ScheduleStep& plan = stage.steps[step];
     const TaskLabel label{static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(stage.number),
                           static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(global)};
-    const std::size_t count = shape().node_count();
+    const std::size_t count = node_count();
     std::vector<std::vector<Task>> loads(count), receives(count), computes(count), sends(count);
     if (st == 0 && step == 0)
       for (const Placement& p : schedule.initial) {
@@ -165,7 +173,7 @@ class OrbitalBuilder {
       const std::uint32_t from = current(roll.kind);
       const std::uint32_t into = dead[k] ? no_buffer : buffer_id(roll.kind, which_[k] ^ 1);
       for (std::size_t node = 0; node < count; ++node) {
-        const std::size_t to = shape().index_of(*shape().neighbour(shape().coord_of(node), roll.direction));
+        const std::size_t to = receiver(node, roll.direction);
         const auto message = static_cast<std::uint32_t>(program_.messages.size());
         program_.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(to), {roll.direction},
                                      static_cast<std::uint32_t>(words_in(roll.kind, b())), *held_[node][from]});
@@ -191,7 +199,7 @@ class OrbitalBuilder {
   }
 
   void declare_outputs() {
-    const std::size_t count = shape().node_count();
+    const std::size_t count = node_count();
     auto add = [&](const std::string& name, std::size_t t, std::uint32_t stage, BlockKind kind) {
       ProgramOutput out{name, static_cast<std::uint32_t>(t), stage, {}, {}};
       const std::uint32_t buffer = current(kind);
@@ -214,6 +222,7 @@ class OrbitalBuilder {
 
   const TransformProblem& problem_;
   std::vector<Schedule> schedules_;
+  bool quotient_ = false;
   Program program_;
   std::array<std::uint32_t, block_kind_count> second_{};
   std::array<int, block_kind_count> which_{};
@@ -225,6 +234,10 @@ class Orbital final : public Algorithm {
   std::string name() const override { return "orbital"; }
   Program build(const TransformProblem& problem) const override {
     return OrbitalBuilder(problem, schedules_of(problem)).build();
+  }
+  bool translation_invariant() const override { return true; }
+  Program build_quotient(const TransformProblem& problem) const override {
+    return OrbitalBuilder(problem, schedules_of(problem, ScheduleNodes::FirstOnly), true).build();
   }
   AlgorithmCheck check(const TransformProblem& problem) const override {
     AlgorithmCheck out;

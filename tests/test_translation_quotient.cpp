@@ -1,0 +1,99 @@
+// The orbital Program's translation quotient: node (0,0,0)'s task list, built alone, is every
+// node's task list in the whole Program up to block indices, which is what lets the event
+// engine time one node for the torus. Checked against the whole Program for every scheduling
+// vector and direction on small tori, and the verifier's rules for quotients.
+
+#include <catch2/catch.hpp>
+
+#include "sim/algorithm.hpp"
+#include "sim/program_verifier.hpp"
+
+using namespace torus;
+
+namespace {
+
+TransformProblem problem(int p, std::size_t b, const std::string& alpha, const std::vector<TransformDirection>& directions) {
+  return {TorusShape::cube(p), b, SchedulingVector::parse(alpha), directions};
+}
+
+// What timing can depend on: the task's kind, its buffers, kernel and step labels, and for a
+// send or receive the words and route of its message. Block indices are left out.
+std::string timing_skeleton(const Program& program, const Task& t) {
+  std::string out = to_string(t.kind) + " b" + std::to_string(t.buffer) + " o" + std::to_string(t.operand) + " c" +
+                    std::to_string(t.coefficient) + " k" + std::to_string(t.kernel) + " z" +
+                    std::to_string(t.zero_accumulator) + " kinds" + std::to_string(t.tag.kind) + "," +
+                    std::to_string(t.operand_tag.kind) + "," + std::to_string(t.coefficient_tag.kind) + " step" +
+                    std::to_string(t.label.global_step) + "/" + std::to_string(t.label.stage) + "/" +
+                    std::to_string(t.label.step) + "/" + std::to_string(t.label.transform);
+  if (t.kind == TaskKind::Send || t.kind == TaskKind::Receive) {
+    const Message& m = program.messages[t.message];
+    out += " words" + std::to_string(m.words) + " route";
+    for (const Direction d : m.route) out += to_string(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the orbital quotient is every node's task list of the whole Program, up to block indices", "[quotient]") {
+  const auto orbital = make_algorithm("orbital");
+  REQUIRE(orbital->translation_invariant());
+  using D = TransformDirection;
+  for (int p = 1; p <= 4; ++p)
+    for (const std::string alpha : {"+++", "++-", "+-+", "+--", "-++", "-+-", "--+", "---"})
+      for (const auto& directions : {std::vector<D>{D::Forward}, std::vector<D>{D::Inverse}, std::vector<D>{D::Forward, D::Inverse}}) {
+        const TransformProblem pr = problem(p, p == 3 ? 1 : 2, alpha, directions);
+        INFO("P=" << p << " alpha " << alpha << " transforms " << directions.size());
+        const Program whole = orbital->build(pr);
+        const Program quotient = orbital->build_quotient(pr);
+        REQUIRE(quotient.translation_quotient);
+        REQUIRE(quotient.nodes.size() == 1);
+        CHECK(quotient.nodes_represented() == whole.nodes.size());
+        const ProgramVerification verified = verify_program(quotient, 1);
+        INFO((verified.ok() ? std::string() : to_string(quotient, verified.violations.front())));
+        CHECK(verified.ok());
+        const NodeProgram& one = quotient.nodes.front();
+        for (std::size_t n = 0; n < whole.nodes.size(); ++n) {
+          const NodeProgram& node = whole.nodes[n];
+          REQUIRE(node.tasks.size() == one.tasks.size());
+          REQUIRE(node.buffers.size() == one.buffers.size());
+          for (std::size_t b = 0; b < node.buffers.size(); ++b) CHECK(node.buffers[b].words == one.buffers[b].words);
+          for (std::size_t k = 0; k < node.tasks.size(); ++k)
+            if (timing_skeleton(whole, node.tasks[k]) != timing_skeleton(quotient, one.tasks[k])) {
+              INFO("node " << n << " task " << k);
+              CHECK(timing_skeleton(whole, node.tasks[k]) == timing_skeleton(quotient, one.tasks[k]));
+            }
+        }
+        for (const Message& m : quotient.messages) {
+          CHECK(m.source == 0);
+          CHECK(m.destination == 0);
+        }
+        CHECK(count(whole, 0).compute_tasks == count(quotient, 0).compute_tasks);
+        CHECK(count(whole, 0).scalar_multiply_adds == count(quotient, 0).scalar_multiply_adds);
+        CHECK(count(whole, 0).hops == count(quotient, 0).hops);
+      }
+}
+
+TEST_CASE("the verifier holds a quotient to one node and to messages that move", "[quotient][verifier]") {
+  const auto orbital = make_algorithm("orbital");
+  const TransformProblem pr = problem(3, 1, "+++", {TransformDirection::Forward});
+  SECTION("a message with no route") {
+    Program q = orbital->build_quotient(pr);
+    q.messages.front().route.clear();
+    const ProgramVerification r = verify_program(q, 8);
+    REQUIRE(!r.ok());
+    CHECK(to_string(q, r.violations.front()).find("empty route in a translation quotient") != std::string::npos);
+  }
+  SECTION("more than one node") {
+    Program q = orbital->build_quotient(pr);
+    q.nodes.push_back(q.nodes.front());
+    const ProgramVerification r = verify_program(q, 8);
+    REQUIRE(!r.ok());
+    CHECK(to_string(q, r.violations.front()).find("a translation quotient has one node; this one has 2") != std::string::npos);
+  }
+  SECTION("a whole Program that claims to be a quotient") {
+    Program whole = orbital->build(pr);
+    whole.translation_quotient = true;
+    CHECK(!verify_program(whole, 8).ok());
+  }
+}
