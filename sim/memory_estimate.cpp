@@ -66,6 +66,12 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   // step a compute, two sends and two receives, and per send a message with its route.
   const double program = nodes * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
   e.schedule_bytes = steps * nodes * 100.0 + program;
+  // Shared by all nodes: the micro-program of each of the three kernels (16 bytes per fma) and
+  // the fma schedules cached for whole computes (8 bytes per fma, up to six). A kernel has b^4
+  // fma, four times as many for complex data on a real unit. Measured with engine event at
+  // b = 64, real: 82 bytes per b^4; b = 128 would need 25 GiB.
+  const double fma_per_kernel = b * b * b * b * (complex_data && machine.complex_cost() == 4 ? 4 : 1);
+  e.schedule_bytes += fma_per_kernel * (3 * 16 + 6 * 8);
   // Values off: no tensors, only the coefficient matrices (and their inverses' work).
   e.tensors_bytes = run.computes_values() ? 12 * n * n * n * value_bytes + input_read_bytes(run) : 12 * n * n * value_bytes;
   return e;

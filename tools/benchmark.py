@@ -13,12 +13,17 @@ machine and its load; run it on an idle machine and say which):
            baseline in the same run.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget.
+  event    the event engine: beside the SystemC engine at 512 and 4,096 nodes (values on, the
+           same cycles required), with values off timing every node or one node for the torus
+           (symmetry: auto) up to 262,144 nodes, and the exponents of its time fitted against
+           nodes (b = 4) and against N (P = 16), values off, symmetry auto.
 
-  python3 tools/benchmark.py [scaling|growth|all] [--binary B] [--baseline B] [--repeat 3]
+  python3 tools/benchmark.py [scaling|growth|event|all] [--binary B] [--baseline B] [--repeat 3]
 """
 
 import argparse
 import json
+import math
 import os
 import platform
 import shlex
@@ -114,6 +119,65 @@ def growth(args):
             break
 
 
+def event_point(args, engine, n, p, extra=()):
+    """The fastest of --repeat runs (by the engine's own seconds), with its wall time."""
+    best = None
+    for _ in range(args.repeat):
+        report, wall = run(args.binary, problem(n, p) + ["--engine", engine, *extra], args.budget_seconds)
+        if report is None:
+            sys.exit(f"N={n} P={p} engine {engine} {' '.join(extra)} took longer than {args.budget_seconds:.0f} s")
+        if best is None or report["timing"]["simulation_seconds"] < best[0]["timing"]["simulation_seconds"]:
+            best = (report, wall)
+    return best
+
+
+def fitted_exponent(xs, ys):
+    """Least-squares slope of log y against log x."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def event(args):
+    print("| N | nodes | values | engine | symmetry | cycles | engine s | wall s | peak MiB |")
+    print("|---|---|---|---|---|---|---|---|---|")
+
+    def line(n, p, values, engine, symmetry, report, wall):
+        t = report["timing"]
+        print(f"| {n} | {p ** 3} | {values} | {engine} | {symmetry} | {t['total_cycles']} | {t['simulation_seconds']:.3f} | "
+              f"{wall:.2f} | {t['peak_memory_bytes'] / 2**20:.0f} |", flush=True)
+        return t["total_cycles"]
+
+    for n, p in SCALING:
+        cycles = set()
+        for engine in ("systemc", "event"):
+            report, wall = event_point(args, engine, n, p)
+            cycles.add(line(n, p, "on", engine, "-", report, wall))
+        for symmetry in ("off", "auto"):
+            report, wall = event_point(args, "event", n, p, ["--values", "off", "--symmetry", symmetry])
+            cycles.add(line(n, p, "off", "event", symmetry, report, wall))
+        if len(cycles) != 1:
+            sys.exit(f"N={n} P={p}: the engines disagree on the cycles: {sorted(cycles)}")
+    for n, p in ((256, 32), (512, 64)):
+        report, wall = event_point(args, "event", n, p, ["--values", "off"])
+        line(n, p, "off", "event", "auto", report, wall)
+    off = ["--values", "off"]
+    nodes, seconds = [], []
+    for p in (8, 16, 32, 64, 128):
+        report, _ = event_point(args, "event", 4 * p, p, off)
+        nodes.append(p ** 3)
+        seconds.append(max(report["timing"]["simulation_seconds"], 1e-6))
+    print(f"\nvalues off, symmetry auto, b = 4: engine time grows as nodes^{fitted_exponent(nodes, seconds):.2f} "
+          f"(P = 8..128: {', '.join(f'{s:.4f}' for s in seconds)} s)")
+    sizes, seconds = [], []
+    for n in (128, 256, 512, 1024):
+        report, _ = event_point(args, "event", n, 16, off)
+        sizes.append(n)
+        seconds.append(max(report["timing"]["simulation_seconds"], 1e-6))
+    print(f"values off, symmetry auto, P = 16: engine time grows as N^{fitted_exponent(sizes, seconds):.2f} "
+          f"(N = 128..1024: {', '.join(f'{s:.4f}' for s in seconds)} s)")
+
+
 def describe_machine():
     """What a speed figure is worth without: the processor, its cores, and how busy it was."""
     try:
@@ -127,7 +191,7 @@ def describe_machine():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "all"], default="all")
+    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "event", "all"], default="all")
     parser.add_argument("--binary", default=os.path.join(ROOT, "build", "tools", "torus-sim"))
     parser.add_argument("--baseline", help="another torus-sim binary to measure beside this one")
     parser.add_argument("--repeat", type=int, default=3, help="runs per point; the fastest counts")
@@ -142,6 +206,9 @@ def main():
     if args.table in ("growth", "all"):
         print()
         growth(args)
+    if args.table in ("event", "all"):
+        print()
+        event(args)
 
 
 if __name__ == "__main__":

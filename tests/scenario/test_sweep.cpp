@@ -120,3 +120,19 @@ TEST_CASE("report renders a sweep as Markdown and a self-contained HTML page wit
   CHECK(std::filesystem::exists(dir.file("out") + "/report.md"));
   CHECK(std::filesystem::file_size(dir.file("out") + "/plots/cycles-vs-b.png") > 10000);
 }
+
+TEST_CASE("the large-torus studies sweep with values off: counts in the table, no error column", "[scenario][sweep][values]") {
+  TempDir dir;
+  const std::string scenario = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/extreme-scaling.yaml";
+  REQUIRE(run_sweep_cli(scenario, dir.file("out")) == 0);
+  std::ifstream csv(dir.file("out") + "/results.csv");
+  std::string header, row;
+  REQUIRE(std::getline(csv, header));
+  std::size_t rows = 0;
+  while (std::getline(csv, row)) {
+    ++rows;
+    CHECK_THAT(row, Catch::Contains(",ok,0,"));
+  }
+  CHECK(rows == 15);  // N, P in 8..128 with P dividing N
+  CHECK_THAT(header, Catch::Contains("max_rel_error"));
+}
