@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/scalar.hpp"
+#include "sim/micro_kernel.hpp"
 
 namespace torus {
 namespace {
@@ -24,7 +25,7 @@ class TypedDatapath final : public NodeDatapath {
   void zero(std::uint32_t buffer) override { std::fill(memory_[buffer].begin(), memory_[buffer].end(), T{}); }
 
   void fma(const FmaInstruction& i, std::uint32_t accumulator, std::uint32_t operand, std::uint32_t coefficient) override {
-    apply(i, memory_[accumulator].data(), memory_[operand].data(), memory_[coefficient].data());
+    apply_fma(i, memory_[accumulator].data(), memory_[operand].data(), memory_[coefficient].data());
   }
 
   void fma_run(const FmaInstruction* first, std::size_t count, std::uint32_t accumulator, std::uint32_t operand,
@@ -32,31 +33,7 @@ class TypedDatapath final : public NodeDatapath {
     T* acc = memory_[accumulator].data();
     const T* a = memory_[operand].data();
     const T* c = memory_[coefficient].data();
-    for (std::size_t k = 0; k < count; ++k) apply(first[k], acc, a, c);
-  }
-
-  static void apply(const FmaInstruction& i, T* accumulator, const T* operand, const T* coefficient) {
-    T& acc = accumulator[i.accumulator];
-    const T a = operand[i.operand];
-    const T c = coefficient[i.coefficient];
-    if constexpr (is_complex_v<T>) {
-      using R = real_t<T>;
-      R re = acc.real(), im = acc.imag();
-      switch (i.part) {
-        case FmaPart::RealReal: re = std::fma(a.real(), c.real(), re); break;
-        case FmaPart::RealImag: im = std::fma(a.real(), c.imag(), im); break;
-        case FmaPart::ImagImag: re = std::fma(-a.imag(), c.imag(), re); break;
-        case FmaPart::ImagReal: im = std::fma(a.imag(), c.real(), im); break;
-        case FmaPart::Whole:
-          // The four parts in the order a real unit issues them per component.
-          re = std::fma(-a.imag(), c.imag(), std::fma(a.real(), c.real(), re));
-          im = std::fma(a.imag(), c.real(), std::fma(a.real(), c.imag(), im));
-          break;
-      }
-      acc = T(re, im);
-    } else {
-      acc = std::fma(a, c, acc);
-    }
+    run_fma(first, count, acc, a, c);
   }
 
   std::complex<double> read(std::uint32_t buffer, std::uint32_t word) const override {

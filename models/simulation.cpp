@@ -10,6 +10,8 @@
 #include "sim/algorithm.hpp"
 #include "sim/analytic_model.hpp"
 #include "sim/memory_estimate.hpp"
+#include "sim/micro_schedule.hpp"
+#include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
 #include "sim/progress_meter.hpp"
 #include "sim/run_inputs.hpp"
@@ -33,25 +35,38 @@ TransformProblem problem_of(const RunConfig& run) {
   return problem;
 }
 
-// Builds the Program (or, when the run is timed on it, its translation quotient) and proves it
-// before any engine runs it: the algorithm's own checks, then what is read off the Program per
-// transform.
-Program build_program(const RunConfig& run, const MachineConfig& machine, std::vector<TransformOutcome>& outcomes) {
-  const TransformProblem problem = problem_of(run);
-  const auto algorithm = make_algorithm(run.algorithm);
-  const bool quotient = times_translation_quotient(run, machine);
-  const AlgorithmCheck check = quotient ? AlgorithmCheck{} : algorithm->check(problem);
-  if (!check.ok()) throw std::logic_error("the algorithm's own checks fail: " + check.violations.front());
-  Program program = quotient ? algorithm->build_quotient(problem) : algorithm->build(problem);
+// What a run executes: the Program an engine times, and, when that is a translation quotient
+// and values are on, the whole Program whose untimed execution computes the values.
+struct RunPrograms {
+  Program timed;
+  std::optional<Program> whole;
+  const Program& values() const { return whole ? *whole : timed; }
+};
+
+Program verified(Program program) {
   const ProgramVerification verification = verify_program(program, 1);
   if (!verification.ok())
     throw std::logic_error("generated program is illegal: " + to_string(program, verification.violations.front()));
+  return program;
+}
+
+// Builds the Programs and proves them before any engine runs them (the algorithm's own checks
+// need the whole Program), then reads off the counts per transform.
+RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, std::vector<TransformOutcome>& outcomes) {
+  const TransformProblem problem = problem_of(run);
+  const auto algorithm = make_algorithm(run.algorithm);
+  const bool quotient = times_translation_quotient(run, machine), whole = !quotient || run.computes_values();
+  const AlgorithmCheck check = whole ? algorithm->check(problem) : AlgorithmCheck{};
+  if (!check.ok()) throw std::logic_error("the algorithm's own checks fail: " + check.violations.front());
+  RunPrograms programs{quotient ? verified(algorithm->build_quotient(problem)) : verified(algorithm->build(problem)), {}};
+  if (quotient && whole) programs.whole = verified(algorithm->build(problem));
+  const Program& counted = programs.values();
   for (std::size_t t = 0; t < problem.directions.size(); ++t) {
     TransformOutcome outcome;
     outcome.direction = problem.directions[t];
-    outcome.schedule_violations = check.violation_count + verification.violation_count;
-    outcome.verified = quotient ? "quotient" : "program";
-    const ProgramCounts counts = count(program, static_cast<std::uint32_t>(t));
+    outcome.schedule_violations = check.violation_count;
+    outcome.verified = whole ? "program" : "quotient";
+    const ProgramCounts counts = count(counted, static_cast<std::uint32_t>(t));
     outcome.expected.steps = counts.steps;
     outcome.expected.block_multiply_adds = counts.compute_tasks;
     outcome.expected.scalar_multiply_adds = counts.scalar_multiply_adds;
@@ -59,40 +74,46 @@ Program build_program(const RunConfig& run, const MachineConfig& machine, std::v
     for (std::size_t s = 0; s < 3; ++s) outcome.expected.stage[s].words_moved_per_node_step = counts.words_sent_per_node_step[s];
     outcomes.push_back(outcome);
   }
-  return program;
+  return programs;
 }
 
+// Where a node's buffer words are at the end of the run.
 template <class T>
-Tensor3<T> gather(const Program& program, const EngineRun& engine, const std::string& name, std::size_t n,
+using BufferWords = std::function<const T*(std::size_t node, std::uint32_t buffer)>;
+
+template <class T>
+Tensor3<T> gather(const Program& program, const BufferWords<T>& words, const std::string& name, std::size_t n,
                   std::vector<OutputBlock>* layout) {
-  const ProgramOutput& output = *program.output(name);
-  std::vector<std::vector<T>> values(program.node_count());
-  return gather_output<T>(
-      program, output, n,
-      [&](std::size_t node, std::uint32_t buffer) {
-        values[node] = buffer_values<T>(engine.datapath(node), buffer, program.nodes[node].buffers[buffer].words);
-        return values[node].data();
-      },
-      layout);
+  return gather_output<T>(program, *program.output(name), n, words, layout);
 }
 
 // The stages' results survive only for the run's last transform (an inverse after a forward
 // re-creates the forward's intermediate blocks).
 template <class T>
-std::string locate_wrong_stage(const Program& program, const EngineRun& engine, std::size_t transform, std::size_t n,
+std::string locate_wrong_stage(const Program& program, const BufferWords<T>& words, std::size_t transform, std::size_t n,
                                const Tensor3<T>& input, const Tensor3<T>& result, const std::array<Matrix<T>, 3>& matrices) {
   if (transform + 1 != program.transforms.size())
     return "stage not known: the next transform reused the intermediate blocks (run this direction alone to find it)";
   static const std::array<const char*, 4> roman = {"none", "I", "II", "III"};
   const std::string name = program.transforms[transform];
-  std::array<Tensor3<T>, 3> partials{gather<T>(program, engine, name + " stage I", n, nullptr),
-                                     gather<T>(program, engine, name + " stage II", n, nullptr),
+  std::array<Tensor3<T>, 3> partials{gather<T>(program, words, name + " stage I", n, nullptr),
+                                     gather<T>(program, words, name + " stage II", n, nullptr),
                                      result};
   std::array<int, 3> modes{};
   for (std::size_t s = 0; s < 3; ++s) modes[s] = program.stages[3 * transform + s].mode;
   const int stage = first_wrong_stage(input, partials, matrices, modes);
   return std::string("first wrong stage: ") + roman[static_cast<std::size_t>(stage)] +
          (stage > 0 ? " (" + program.stages[3 * transform + static_cast<std::size_t>(stage - 1)].summary + ")" : "");
+}
+
+// The values of the whole Program, untimed, in parallel over nodes: each compute in its
+// kernel's micro-program order, so they are the bits a timing engine computes.
+template <class T>
+ProgramResult<T> compute_values(const Program& program, const HostData<T>& host, const MachineConfig& machine, bool split) {
+  const auto schedule = make_micro_schedule(machine.micro_schedule);
+  std::vector<MicroProgram> micro;
+  for (const KernelSpec& k : program.kernels) micro.push_back(schedule->build(k.mode, k.block, split));
+  return execute_program(program, host, ExecutorOptions{machine.host_threads(), &micro});
 }
 
 template <class T>
@@ -102,7 +123,8 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   // Timed only: no coefficient is read, so none is made (nor its inverse proved, an N^3 product).
   const CoefficientSet<T> c = values ? make_coefficients<T>(run) : CoefficientSet<T>{};
   report.inverse_defects = c.defects;
-  const Program program = build_program(run, machine, report.transforms);
+  const RunPrograms programs = build_programs(run, machine, report.transforms);
+  const Program& program = programs.timed;
   const bool split = is_complex_v<T> && machine.complex_cost() == 4;
   HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}, run.block_size()};
   for (const TransformOutcome& o : report.transforms)
@@ -118,7 +140,8 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
                             program,
                             split,
                             [&](std::size_t node) {
-                              return values ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T));
+                              return values && !programs.whole ? make_datapath(program, node, host)
+                                                               : make_null_datapath(program, node, sizeof(T));
                             },
                             meter ? std::function<void(Cycle)>([&meter](Cycle cycle) { meter->update(cycle); })
                                   : std::function<void(Cycle)>()};
@@ -139,6 +162,15 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   timing.analytic = predicted;
   report.timing = timing;
 
+  std::optional<ProgramResult<T>> computed;
+  if (values && programs.whole) computed = compute_values(*programs.whole, host, machine, split);
+  std::vector<std::vector<T>> read_back(program.node_count());
+  const BufferWords<T> words = [&](std::size_t node, std::uint32_t buffer) -> const T* {
+    if (computed) return computed->buffers[node][buffer].data();
+    read_back[node] = buffer_values<T>(engine->datapath(node), buffer, program.nodes[node].buffers[buffer].words);
+    return read_back[node].data();
+  };
+  const Program& holder = programs.values();
   Tensor3<T> input = host.input, result, y_hat;
   report.values = values;
   for (std::size_t t = 0; t < program.transforms.size(); ++t) {
@@ -148,11 +180,11 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
       continue;
     }
     std::vector<OutputBlock> layout;
-    result = gather<T>(program, *engine, program.transforms[t], n, &layout);
+    result = gather<T>(holder, words, holder.transforms[t], n, &layout);
     TransformOutcome& outcome = report.transforms[t];
     const auto& matrices = outcome.direction == TransformDirection::Forward ? c.forward : c.inverse;
-    check_against_golden(outcome, input, result, program, layout, matrices, run.block_size());
-    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(program, *engine, t, n, input, result, matrices);
+    check_against_golden(outcome, input, result, holder, layout, matrices, run.block_size());
+    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(holder, words, t, n, input, result, matrices);
     outcome.measured = measured_counts(program, records, static_cast<std::uint32_t>(t), report.fma_per_multiply_add);
     if (outcome.direction == TransformDirection::Forward) y_hat = result;
     input = result;

@@ -20,7 +20,7 @@ Program Algorithm::build_quotient(const TransformProblem&) const {
 }
 
 bool times_translation_quotient(const RunConfig& run, const MachineConfig& machine) {
-  return machine.engine == "event" && machine.symmetry == "auto" && !run.computes_values() && run.chrome_trace.empty() &&
+  return machine.engine == "event" && machine.symmetry == "auto" && run.chrome_trace.empty() &&
          make_algorithm(run.algorithm)->translation_invariant();
 }
 

@@ -51,8 +51,8 @@ class Algorithm {
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name);
 
 // Whether a run is timed on its Program's translation quotient: engine event, symmetry auto,
-// values off (a quotient holds no values), no Chrome trace (it would show one node) and an
-// algorithm whose nodes all run the same task list.
+// no Chrome trace (it would show one node) and an algorithm whose nodes all run the same task
+// list. With values on, the whole Program is built too and computes the values, untimed.
 bool times_translation_quotient(const RunConfig& run, const MachineConfig& machine);
 std::vector<std::string> algorithm_names();
 

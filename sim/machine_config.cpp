@@ -1,8 +1,10 @@
 #include "sim/machine_config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "kernels/text.hpp"
 #include "sim/micro_schedule.hpp"
@@ -110,6 +112,14 @@ void MachineConfig::declare(ParameterSet& set) {
              "auto: with engine event and values off, an algorithm whose nodes all run the same task list (orbital) "
              "is timed on one node standing for every node, exact because each node sees the same cycles; off: "
              "every node is timed");
+  set.integer("threads", threads, 0, 1024, "threads",
+              "host threads that compute values when the timing comes from one node (engine event, symmetry auto); "
+              "0: every core. Values are the same for any number");
+}
+
+unsigned MachineConfig::host_threads() const {
+  if (threads > 0) return static_cast<unsigned>(threads);
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 std::int64_t MachineConfig::link_buffer(std::size_t block_size) const {

@@ -23,6 +23,7 @@ struct MachineConfig {
   std::string clock_hz = "1e9";
   std::string engine = "systemc";
   std::string symmetry = "auto";
+  std::int64_t threads = 0;
   std::string fast_forward = "on";
   std::string fast_forward_stepping = "none";
 
@@ -33,6 +34,7 @@ struct MachineConfig {
   // "auto" is twice the largest block a link carries (2 b^3), enough that credits never stall
   // a roll; otherwise the number given.
   std::int64_t link_buffer(std::size_t block_size) const;
+  unsigned host_threads() const;  // threads, with 0 resolved to the host's cores
   double clock_frequency() const;
   // Nodes that step every cycle although fast_forward is on (a test hook: results must not
   // depend on which nodes sleep). Throws std::invalid_argument naming a node out of range.

@@ -49,7 +49,8 @@ std::string MemoryEstimate::describe() const {
 MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
   // In double: N and P may be up to 4096, whose powers overflow any integer check.
   const double n = static_cast<double>(run.n), p = static_cast<double>(run.p);
-  const double b = n / p, nodes = times_translation_quotient(run, machine) ? 1.0 : p * p * p;
+  // Timed on one node and computing no values: nothing per node of the torus is held.
+  const double b = n / p, nodes = times_translation_quotient(run, machine) && !run.computes_values() ? 1.0 : p * p * p;
   const double transforms = run.direction == "both" ? 2.0 : 1.0;
   const double value_bytes = complex_data ? 16.0 : 8.0;
   MemoryEstimate e;

@@ -1,14 +1,18 @@
 #include "sim/program_executor.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "kernels/mode_product.hpp"
+#include "sim/micro_kernel.hpp"
 
 namespace torus {
 namespace {
@@ -26,41 +30,68 @@ struct NodeState {
   TaskLabel step;                // the open step
   std::size_t sent = 0;          // words sent in the open step
   std::vector<std::uint32_t> dropped;  // posted receives without a buffer, message not sent yet
+  // Counted by this node alone (nodes run in parallel) and merged at the end: per transform,
+  // and the global steps it opened with their transform.
+  std::vector<ProgramExecutionCounts> counts;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> steps_opened;
+  std::string error;             // what stopped it (the lowest node's is reported)
 };
 
-// A message between its send and its receive. Its words are copied once: straight into the
-// receiving buffer when the receive is posted before the send (`target`), else into a pooled
-// payload that the receive then swaps with its buffer (the old storage returns to the pool).
+// A message between its send and its receive: the sender copies its words in, the receiver
+// takes them when it next touches the buffer its receive names (at once if already sent).
+template <class T>
 struct MessageState {
-  std::uint32_t payload = none;  // index into the payload pool
-  std::uint32_t target = none;   // flat buffer of the posted receive waiting for it
-  DataTag tag = no_tag;          // what the sender's buffer held
-  bool sent = false;
-  bool dropped = false;          // its receive keeps no words
+  std::vector<T> payload;
+  DataTag tag = no_tag;  // what the sender's buffer held
+  bool dropped = false;  // its receive keeps no words
+  bool taken = false;
 };
 
 template <class T>
 class Machine {
  public:
-  Machine(const Program& program, const HostData<T>& host) : p_(program), host_(host) {}
+  Machine(const Program& program, const HostData<T>& host, const ExecutorOptions& options)
+      : p_(program), host_(host), options_(options) {}
 
   ProgramResult<T> run() {
     check_structure();
     allocate();
-    std::size_t remaining = p_.nodes.size();
-    while (remaining > 0) {
-      bool progressed = false;
-      for (std::size_t n = 0; n < p_.nodes.size(); ++n) {
-        if (nodes_[n].done) continue;
-        progressed = advance(n) || progressed;
-        if (nodes_[n].done) --remaining;
-      }
-      if (!progressed) throw std::logic_error(deadlock());
+    for (pass_ = 0;; ++pass_) {
+      std::atomic<bool> progressed{false};
+      for_each_node([&](std::size_t n) {
+        if (nodes_[n].done || !nodes_[n].error.empty()) return;
+        try {
+          if (advance(n)) progressed.store(true, std::memory_order_relaxed);
+        } catch (const std::exception& e) {
+          nodes_[n].error = e.what();
+        }
+      });
+      for (const NodeState& node : nodes_)
+        if (!node.error.empty()) throw std::logic_error(node.error);
+      if (std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& node) { return node.done; })) break;
+      if (!progressed.load()) throw std::logic_error(deadlock());
     }
     return finish();
   }
 
  private:
+  // Contiguous ranges of nodes, one per thread; the calling thread takes the first.
+  template <class F>
+  void for_each_node(const F& f) {
+    const std::size_t count = nodes_.size();
+    const std::size_t threads = std::clamp<std::size_t>(options_.threads, 1, std::max<std::size_t>(count, 1));
+    const auto range = [&](std::size_t t) {
+      for (std::size_t n = t * count / threads; n < (t + 1) * count / threads; ++n) f(n);
+    };
+    std::vector<std::jthread> workers;
+    for (std::size_t t = 1; t < threads; ++t) workers.emplace_back(range, t);
+    range(0);
+  }
+
+  // A message sent in an earlier pass (never one of this pass: what a node sees must not
+  // depend on how far other threads got).
+  bool visible(std::uint32_t m) const { return sent_pass_[m].load(std::memory_order_acquire) < pass_; }
+
   // ---- setup ----
   // Indices and sizes, once, so the task loop can trust them (memory safety only; the
   // verifier explains everything else).
@@ -122,17 +153,19 @@ class Machine {
         result_.buffers[n].emplace_back(spec.words);
         words += spec.words;
       }
-      counts_.words_held_per_node = std::max(counts_.words_held_per_node, words);
+      words_held_ = std::max(words_held_, words);
       first_buffer_[n + 1] = first_buffer_[n] + p_.nodes[n].buffers.size();
     }
     tag_.assign(first_buffer_.back(), no_tag);
     pending_.assign(first_buffer_.back(), none);
     nodes_.assign(p_.nodes.size(), NodeState{});
-    messages_.assign(p_.messages.size(), MessageState{});
+    for (NodeState& node : nodes_) node.counts.assign(p_.transforms.size(), fresh_counts());
+    messages_.assign(p_.messages.size(), MessageState<T>{});
+    sent_pass_ = std::make_unique<std::atomic<std::uint32_t>[]>(p_.messages.size());
+    for (std::size_t m = 0; m < p_.messages.size(); ++m) sent_pass_[m].store(none);
     for (const NodeProgram& node : p_.nodes)
       for (const Task& t : node.tasks)
         if (t.kind == TaskKind::Receive && t.buffer == no_buffer) messages_[t.message].dropped = true;
-    per_transform_.assign(p_.transforms.size(), fresh_counts());
   }
 
   // ---- the task loop ----
@@ -168,6 +201,10 @@ class Machine {
   bool ready(std::size_t n, std::uint32_t buffer) {
     const std::uint32_t message = pending_[first_buffer_[n] + buffer];
     if (message == none) return true;
+    if (visible(message)) {
+      take(n, buffer, message);
+      return true;
+    }
     nodes_[n].waiting = message;
     return false;
   }
@@ -190,13 +227,18 @@ class Machine {
     expect(n, "operand", task.operand, task.operand_tag);
     expect(n, "coefficient", task.coefficient, task.coefficient_tag);
     const KernelSpec& kernel = p_.kernels[task.kernel];
-    mode_product_accumulate_block(acc.data(), result_.buffers[n][task.operand].data(),
-                                  result_.buffers[n][task.coefficient].data(), kernel.block, kernel.mode);
-    const std::size_t b = kernel.block;
-    for (ProgramExecutionCounts* c : all_counts(task.label.transform)) {
-      ++c->compute_tasks;
-      c->scalar_multiply_adds += b * b * b * b;
+    const T* operand = result_.buffers[n][task.operand].data();
+    const T* coefficient = result_.buffers[n][task.coefficient].data();
+    if (options_.micro) {
+      const std::vector<FmaInstruction>& program = (*options_.micro)[task.kernel].instructions;
+      run_fma(program.data(), program.size(), acc.data(), operand, coefficient);
+    } else {
+      mode_product_accumulate_block(acc.data(), operand, coefficient, kernel.block, kernel.mode);
     }
+    const std::size_t b = kernel.block;
+    ProgramExecutionCounts& c = counts_of(n, task.label.transform);
+    ++c.compute_tasks;
+    c.scalar_multiply_adds += b * b * b * b;
     return true;
   }
 
@@ -210,71 +252,39 @@ class Machine {
   bool send(std::size_t n, const Task& task) {
     if (!ready(n, task.buffer)) return false;
     const std::vector<T>& words = result_.buffers[n][task.buffer];
-    MessageState& m = messages_[task.message];
-    m.sent = true;
+    MessageState<T>& m = messages_[task.message];
     m.tag = tag_[first_buffer_[n] + task.buffer];
-    if (m.target != none) {
-      deliver(m, task.message, words);
-    } else if (!m.dropped) {
-      m.payload = take_payload(words.size());
-      std::copy(words.begin(), words.end(), payloads_[m.payload].begin());
-    }
+    if (!m.dropped) m.payload = words;
+    sent_pass_[task.message].store(pass_, std::memory_order_release);
     nodes_[n].sent += words.size();
-    for (ProgramExecutionCounts* c : all_counts(task.label.transform)) ++c->messages;
+    ++counts_of(n, task.label.transform).messages;
     return true;
   }
 
   bool receive(std::size_t n, const Task& task) {
-    MessageState& m = messages_[task.message];
     if (task.buffer == no_buffer) {
-      if (!m.sent) nodes_[n].dropped.push_back(task.message);
+      if (!visible(task.message)) nodes_[n].dropped.push_back(task.message);
       return true;
     }
     if (!ready(n, task.buffer)) return false;
-    m.target = static_cast<std::uint32_t>(first_buffer_[n] + task.buffer);
-    if (!m.sent) {
-      pending_[m.target] = task.message;
-      return true;
-    }
-    if (m.payload == none) throw std::logic_error(fmt::format("{}: message {} arrives twice", where(n, nodes_[n].pc), task.message));
-    std::vector<T>& payload = payloads_[m.payload];
-    deliver(m, task.message, payload, false);
-    payload.swap(result_.buffers[n][task.buffer]);  // the buffer's old storage becomes the free payload
-    free_payload(m.payload);
-    m.payload = none;
+    pending_[first_buffer_[n] + task.buffer] = task.message;
+    if (visible(task.message)) take(n, task.buffer, task.message);
     return true;
   }
 
-  // Message `id` lands in the buffer its receive names: copied, or (`copy` false) the caller
-  // swaps the words' storage in.
-  void deliver(MessageState& m, std::uint32_t id, const std::vector<T>& words, bool copy = true) {
-    const Message& message = p_.messages[id];
-    const std::size_t buffer = m.target - first_buffer_[message.destination];
-    std::vector<T>& into = result_.buffers[message.destination][buffer];
-    if (into.size() != words.size())
+  // Message `id` lands in node n's buffer: its words' storage is swapped in, the old freed.
+  void take(std::size_t n, std::uint32_t buffer, std::uint32_t id) {
+    MessageState<T>& m = messages_[id];
+    std::vector<T>& into = result_.buffers[n][buffer];
+    if (m.taken) throw std::logic_error(fmt::format("{}: message {} arrives twice", where(n, nodes_[n].pc), id));
+    if (into.size() != m.payload.size())
       throw std::logic_error(fmt::format("message {} carries {} words into buffer b{} of node {}, which holds {}", id,
-                                         words.size(), buffer, p_.describe_node(message.destination), into.size()));
-    if (copy) std::copy(words.begin(), words.end(), into.begin());
-    tag_[m.target] = m.tag;
-    pending_[m.target] = none;
-  }
-
-  // Payloads are pooled by size, so after the first steps a send allocates nothing.
-  std::uint32_t take_payload(std::size_t words) {
-    for (auto& [size, ids] : free_payloads_)
-      if (size == words && !ids.empty()) {
-        const std::uint32_t id = ids.back();
-        ids.pop_back();
-        return id;
-      }
-    payloads_.emplace_back(words);
-    return static_cast<std::uint32_t>(payloads_.size() - 1);
-  }
-  void free_payload(std::uint32_t id) {
-    const std::size_t words = payloads_[id].size();
-    for (auto& [size, ids] : free_payloads_)
-      if (size == words) return ids.push_back(id);
-    free_payloads_.push_back({words, {id}});
+                                         m.payload.size(), buffer, p_.describe_node(n), into.size()));
+    m.payload.swap(into);
+    std::vector<T>().swap(m.payload);
+    m.taken = true;
+    tag_[first_buffer_[n] + buffer] = m.tag;
+    pending_[first_buffer_[n] + buffer] = none;
   }
 
   // At the end of its list a node waits for every receive it posted.
@@ -282,16 +292,17 @@ class Machine {
     NodeState& node = nodes_[n];
     for (std::uint32_t b = 0; b < p_.nodes[n].buffers.size(); ++b)
       if (!ready(n, b)) return false;
-    std::erase_if(node.dropped, [&](std::uint32_t m) { return messages_[m].sent; });
+    std::erase_if(node.dropped, [&](std::uint32_t m) { return visible(m); });
     if (node.dropped.empty()) return true;
     node.waiting = node.dropped.front();
     return false;
   }
 
   // ---- counts ----
-  std::array<ProgramExecutionCounts*, 2> all_counts(std::uint32_t transform) {
-    if (transform >= per_transform_.size()) per_transform_.resize(transform + 1, fresh_counts());
-    return {&counts_, &per_transform_[transform]};
+  ProgramExecutionCounts& counts_of(std::size_t n, std::uint32_t transform) {
+    std::vector<ProgramExecutionCounts>& counts = nodes_[n].counts;
+    if (transform >= counts.size()) counts.resize(transform + 1, fresh_counts());
+    return counts[transform];
   }
   static ProgramExecutionCounts fresh_counts() {
     ProgramExecutionCounts c;
@@ -304,10 +315,7 @@ class Machine {
     node.in_step = true;
     node.step = label;
     node.sent = 0;
-    if (label.global_step >= step_seen_.size()) step_seen_.resize(label.global_step + 1, 0);
-    if (step_seen_[label.global_step]) return;
-    step_seen_[label.global_step] = 1;
-    for (ProgramExecutionCounts* c : all_counts(label.transform)) ++c->steps;
+    node.steps_opened.push_back({label.global_step, label.transform});
   }
 
   void close_step(NodeState& node) {
@@ -315,19 +323,48 @@ class Machine {
     node.in_step = false;
     if (node.step.stage < 1 || node.step.stage > 3) return;
     const std::size_t stage = node.step.stage - 1;
-    for (ProgramExecutionCounts* c : all_counts(node.step.transform)) {
-      c->words_sent_per_node_step[stage] = std::max(c->words_sent_per_node_step[stage], node.sent);
-      c->words_sent_per_node_step_min[stage] = std::min(c->words_sent_per_node_step_min[stage], node.sent);
-    }
+    if (node.step.transform >= node.counts.size()) node.counts.resize(node.step.transform + 1, fresh_counts());
+    ProgramExecutionCounts& c = node.counts[node.step.transform];
+    c.words_sent_per_node_step[stage] = std::max(c.words_sent_per_node_step[stage], node.sent);
+    c.words_sent_per_node_step_min[stage] = std::min(c.words_sent_per_node_step_min[stage], node.sent);
   }
 
+  // The whole run's counts and each transform's, from every node's.
   ProgramResult<T> finish() {
-    for (ProgramExecutionCounts& c : per_transform_) c.words_held_per_node = counts_.words_held_per_node;
-    for (ProgramExecutionCounts& c : per_transform_)
+    std::size_t transforms = p_.transforms.size();
+    for (const NodeState& node : nodes_) transforms = std::max(transforms, node.counts.size());
+    std::vector<ProgramExecutionCounts> per_transform(transforms, fresh_counts());
+    ProgramExecutionCounts total = fresh_counts();
+    const auto merge = [](ProgramExecutionCounts& into, const ProgramExecutionCounts& c) {
+      into.compute_tasks += c.compute_tasks;
+      into.scalar_multiply_adds += c.scalar_multiply_adds;
+      into.messages += c.messages;
+      for (std::size_t s = 0; s < 3; ++s) {
+        into.words_sent_per_node_step[s] = std::max(into.words_sent_per_node_step[s], c.words_sent_per_node_step[s]);
+        into.words_sent_per_node_step_min[s] = std::min(into.words_sent_per_node_step_min[s], c.words_sent_per_node_step_min[s]);
+      }
+    };
+    std::vector<std::uint8_t> seen;
+    for (const NodeState& node : nodes_) {
+      for (std::size_t t = 0; t < node.counts.size(); ++t) {
+        merge(per_transform[t], node.counts[t]);
+        merge(total, node.counts[t]);
+      }
+      for (const auto& [global, transform] : node.steps_opened) {
+        if (global >= seen.size()) seen.resize(global + 1, 0);
+        if (seen[global]) continue;
+        seen[global] = 1;
+        ++per_transform[transform].steps;
+        ++total.steps;
+      }
+    }
+    for (ProgramExecutionCounts* c : {&total}) c->words_held_per_node = words_held_;
+    for (ProgramExecutionCounts& c : per_transform) c.words_held_per_node = words_held_;
+    for (ProgramExecutionCounts& c : per_transform)
       for (std::size_t& w : c.words_sent_per_node_step_min) w = w == unset_min ? 0 : w;
-    for (std::size_t& w : counts_.words_sent_per_node_step_min) w = w == unset_min ? 0 : w;
-    result_.counts = counts_;
-    result_.per_transform = std::move(per_transform_);
+    for (std::size_t& w : total.words_sent_per_node_step_min) w = w == unset_min ? 0 : w;
+    result_.counts = total;
+    result_.per_transform = std::move(per_transform);
     return std::move(result_);
   }
 
@@ -355,17 +392,16 @@ class Machine {
 
   const Program& p_;
   const HostData<T>& host_;
+  const ExecutorOptions options_;
   ProgramResult<T> result_;
   std::vector<std::size_t> first_buffer_;  // flat buffer index of each node's buffer 0
   std::vector<DataTag> tag_;               // per flat buffer: the block it holds
-  std::vector<std::uint32_t> pending_;     // per flat buffer: posted receive not yet arrived
+  std::vector<std::uint32_t> pending_;     // per flat buffer: posted receive not yet taken
   std::vector<NodeState> nodes_;
-  std::vector<MessageState> messages_;
-  std::vector<std::vector<T>> payloads_;   // sent, receive not posted yet; pooled
-  std::vector<std::pair<std::size_t, std::vector<std::uint32_t>>> free_payloads_;  // by word count
-  std::vector<std::uint8_t> step_seen_;    // by global step
-  ProgramExecutionCounts counts_ = fresh_counts();
-  std::vector<ProgramExecutionCounts> per_transform_;
+  std::vector<MessageState<T>> messages_;
+  std::unique_ptr<std::atomic<std::uint32_t>[]> sent_pass_;  // per message: the pass it was sent in, or none
+  std::uint32_t pass_ = 0;
+  std::size_t words_held_ = 0;
 };
 
 }  // namespace
@@ -394,13 +430,13 @@ Tensor3<T> ProgramResult<T>::gather(const Program& program, const std::string& o
 }
 
 template <class T>
-ProgramResult<T> execute_program(const Program& program, const HostData<T>& host) {
-  return Machine<T>(program, host).run();
+ProgramResult<T> execute_program(const Program& program, const HostData<T>& host, const ExecutorOptions& options) {
+  return Machine<T>(program, host, options).run();
 }
 
 #define TORUS_INSTANTIATE(T)                                                                    \
   template struct ProgramResult<T>;                                                             \
-  template ProgramResult<T> execute_program(const Program&, const HostData<T>&);
+  template ProgramResult<T> execute_program(const Program&, const HostData<T>&, const ExecutorOptions&);
 TORUS_INSTANTIATE(float)
 TORUS_INSTANTIATE(double)
 TORUS_INSTANTIATE(std::complex<float>)

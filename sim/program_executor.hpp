@@ -10,6 +10,11 @@
 // touches that buffer (reads, writes, sends it or receives into it again) or when its list
 // ends. Without that, the orbital Program, which posts the next step's receives before the
 // current step computes, would deadlock.
+//
+// Nodes run in passes, in parallel over `threads`: within a pass each node runs until it
+// blocks, and a message sent in one pass is seen by its receiver from the next pass on. What a
+// node computes depends only on the words it holds, so the values are the same for any number
+// of threads.
 
 #include <array>
 #include <cstddef>
@@ -18,6 +23,7 @@
 
 #include "kernels/tensor3.hpp"
 #include "sim/host_data.hpp"
+#include "sim/micro_schedule.hpp"
 #include "sim/program.hpp"
 
 namespace torus {
@@ -51,7 +57,15 @@ struct ProgramResult {
 // when buffer sizes do not fit the kernel or message, and when the Program cannot progress
 // (naming the waiting nodes and the messages they wait for). Verify the Program first
 // (verify_program) for diagnostics of every problem at once.
+struct ExecutorOptions {
+  unsigned threads = 1;  // at least 1
+  // When set (indexed like Program::kernels), each compute runs its kernel's micro-program in
+  // the machine's fma order, bit-identical to the timing engines' values; when not, a dense
+  // mode product (kernels/mode_product.hpp).
+  const std::vector<MicroProgram>* micro = nullptr;
+};
+
 template <class T>
-ProgramResult<T> execute_program(const Program& program, const HostData<T>& host);
+ProgramResult<T> execute_program(const Program& program, const HostData<T>& host, const ExecutorOptions& options = {});
 
 }  // namespace torus

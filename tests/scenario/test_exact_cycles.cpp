@@ -4,28 +4,33 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
+
 #include "tests/cli_runner.hpp"
 
 using namespace torus;
 
 namespace {
 
-// The timing figures of a run, the same from both engines (host figures aside).
+// The timing figures of a run, the same from both engines (host figures aside), the event
+// engine timing every node and timing one node for the torus.
 nlohmann::json timing_of(const std::string& arguments) {
-  nlohmann::json timing[2];
-  for (int e = 0; e < 2; ++e) {
-    const std::string command = arguments + (e == 0 ? " --engine systemc" : " --engine event");
+  const std::array<const char*, 3> engines = {" --engine systemc", " --engine event --symmetry off", " --engine event"};
+  std::array<nlohmann::json, 3> timing;
+  for (std::size_t e = 0; e < engines.size(); ++e) {
+    const std::string command = arguments + engines[e];
     INFO("torus-sim " << command);
     const CliRun run = run_cli(command);
     INFO(run.output);
     REQUIRE(run.exit_code == 0);
     timing[e] = run.report["timing"];
     for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory",
-                             "fast_forwarded_fma", "fast_forward_note"})
+                             "fast_forwarded_fma", "fast_forward_note", "nodes_timed"})
       timing[e].erase(host);
   }
   INFO("torus-sim " << arguments);
   CHECK(timing[0] == timing[1]);
+  CHECK(timing[0] == timing[2]);
   return timing[1];
 }
 
