@@ -160,6 +160,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) timing.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
   timing.analytic = predicted;
+  timing.memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());
   report.timing = timing;
 
   std::optional<ProgramResult<T>> computed;

@@ -63,16 +63,30 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   } else {
     e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }
+  const bool one_node = times_translation_quotient(run, machine);
+  if (machine.engine == "event" && !one_node) {
+    // Every node timed: per word of its buffers the times it keeps, per link the recent word
+    // times (up to about 2 (B + b^3) of them), and per node and step the state of the
+    // messages it sends. Fitted to measured peaks at b = 4, P = 8 and 16.
+    e.nodes_bytes += nodes * ((p > 1 ? 1100 : 500) * b * b * b + 8192 + steps * 800);
+  } else if (one_node && run.computes_values()) {
+    // Values computed beside the one timed node: per node and step the messages in flight,
+    // the steps it opened and its counts.
+    e.nodes_bytes += nodes * steps * 220;
+  }
   // The orbital schedule (3P steps of P^3 block multiply-adds) and the Program: per node and
   // step a compute, two sends and two receives, and per send a message with its route.
   const double program = nodes * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
   e.schedule_bytes = steps * nodes * 100.0 + program;
   // Shared by all nodes: the micro-program of each of the three kernels (16 bytes per fma) and
-  // the fma schedules cached for whole computes (8 bytes per fma, up to six). A kernel has b^4
-  // fma, four times as many for complex data on a real unit. Measured with engine event at
-  // b = 64, real: 82 bytes per b^4; b = 128 would need 25 GiB.
-  const double fma_per_kernel = b * b * b * b * (complex_data && machine.complex_cost() == 4 ? 4 : 1);
-  e.schedule_bytes += fma_per_kernel * (3 * 16 + 6 * 8);
+  // the fma schedules cached for whole computes (8 bytes per fma each). A kernel has b^4 fma,
+  // four times as many for complex data on a real unit. Measured peaks per kernel fma: engine
+  // event 56 (P = 1) and 82 (P = 4, more cached schedules), engine systemc 74 (real) and 47
+  // (complex); b = 128 would need 25 GiB. The functional engine uses dense products instead.
+  const bool split = complex_data && machine.complex_cost() == 4;
+  const double fma_per_kernel = b * b * b * b * (split ? 4 : 1);
+  const double schedules = machine.engine == "systemc" ? (split ? 1 : 4) : machine.engine == "event" ? (p > 1 ? 5 : 2) : 0;
+  if (machine.engine != "functional") e.schedule_bytes += fma_per_kernel * (3 * 16 + schedules * 8);
   // Values off: no tensors, only the coefficient matrices (and their inverses' work).
   e.tensors_bytes = run.computes_values() ? 12 * n * n * n * value_bytes + input_read_bytes(run) : 12 * n * n * value_bytes;
   return e;

@@ -145,7 +145,8 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"words_per_node", {{"allocated", t.words_allocated}, {"paper", t.words_paper},
                                        {"second_buffers", t.words_second_buffers},
                                        {"link_buffers", t.words_link_buffers}}},
-                   {"memory", {{"engine_bytes_per_node", t.engine_bytes_per_node}, {"program_bytes", t.program_bytes}}},
+                   {"memory", {{"engine_bytes_per_node", t.engine_bytes_per_node}, {"program_bytes", t.program_bytes},
+                               {"estimate_bytes", t.memory_estimate_bytes}}},
                    {"simulation_seconds", t.simulation_seconds},
                    {"peak_memory_bytes", t.peak_memory_bytes},
                    {"node_cycles_per_second", t.node_cycles_per_second()}};

@@ -76,6 +76,7 @@ struct TimingReport {
   // buffer values, its six outgoing links; the largest node), and the Program it runs.
   std::uint64_t engine_bytes_per_node = 0;
   std::uint64_t program_bytes = 0;
+  std::uint64_t memory_estimate_bytes = 0;  // what the run was expected to need before it started
   double simulation_seconds = 0;          // wall time of the SystemC run itself
   std::uint64_t peak_memory_bytes = 0;    // the process's peak resident set, after the run
 

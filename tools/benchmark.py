@@ -18,7 +18,11 @@ machine and its load; run it on an idle machine and say which):
            (symmetry: auto) up to 262,144 nodes, and the exponents of its time fitted against
            nodes (b = 4) and against N (P = 16), values off, symmetry auto.
 
-  python3 tools/benchmark.py [scaling|growth|event|all] [--binary B] [--baseline B] [--repeat 3]
+  memory   the memory estimate checked before a run against the peak the run measured, for both
+           engines (the event engine both ways), real and complex, values on and off: the
+           estimate must never be below the peak and at most 1.5 times above it.
+
+  python3 tools/benchmark.py [scaling|growth|event|memory|all] [--binary B] [--baseline B] [--repeat 3]
 """
 
 import argparse
@@ -178,6 +182,34 @@ def event(args):
           f"(N = 128..1024: {', '.join(f'{s:.4f}' for s in seconds)} s)")
 
 
+MEMORY_POINTS = [(16, 4), (32, 8), (48, 1), (24, 2), (64, 16)]
+MEMORY_ENGINES = {"systemc": ["--engine", "systemc"], "event (every node)": ["--engine", "event", "--symmetry", "off"],
+                  "event (one node)": ["--engine", "event"]}
+
+
+def memory(args):
+    print("| N | P | data | values | engine | estimate MiB | peak MiB | estimate / peak |")
+    print("|---|---|---|---|---|---|---|---|")
+    worst = [float("inf"), 0.0]
+    for n, p in MEMORY_POINTS:
+        for transform in ("dct", "dft"):
+            for values in ("on", "off"):
+                for label, engine in MEMORY_ENGINES.items():
+                    if label == "systemc" and p ** 3 * (n // p) ** 3 > 64 ** 3 // 2:
+                        continue  # minutes per point; the event engine covers the size
+                    arguments = ["--N", str(n), "--P", str(p), "--transform", transform, "--direction", "both",
+                                 "--values", values, *engine]
+                    report, _ = run(args.binary, arguments, args.budget_seconds)
+                    t = report["timing"]
+                    estimate, peak = t["memory"]["estimate_bytes"], t["peak_memory_bytes"]
+                    ratio = estimate / peak
+                    worst = [min(worst[0], ratio), max(worst[1], ratio)]
+                    flag = "" if 1.0 <= ratio <= 1.5 else " **outside 1 to 1.5**"
+                    print(f"| {n} | {p} | {'complex' if transform == 'dft' else 'real'} | {values} | {label} | "
+                          f"{estimate / 2**20:.0f} | {peak / 2**20:.0f} | {ratio:.2f}{flag} |", flush=True)
+    print(f"\nestimate / peak from {worst[0]:.2f} to {worst[1]:.2f}")
+
+
 def describe_machine():
     """What a speed figure is worth without: the processor, its cores, and how busy it was."""
     try:
@@ -191,7 +223,7 @@ def describe_machine():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "event", "all"], default="all")
+    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "event", "memory", "all"], default="all")
     parser.add_argument("--binary", default=os.path.join(ROOT, "build", "tools", "torus-sim"))
     parser.add_argument("--baseline", help="another torus-sim binary to measure beside this one")
     parser.add_argument("--repeat", type=int, default=3, help="runs per point; the fastest counts")
@@ -209,6 +241,9 @@ def main():
     if args.table in ("event", "all"):
         print()
         event(args)
+    if args.table in ("memory", "all"):
+        print()
+        memory(args)
 
 
 if __name__ == "__main__":
