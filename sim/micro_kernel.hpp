@@ -5,6 +5,7 @@
 // so their results are bit-identical for the same micro-schedule.
 
 #include <cmath>
+#include <complex>
 #include <cstddef>
 
 #include "kernels/scalar.hpp"
@@ -37,9 +38,15 @@ inline void apply_fma(const FmaInstruction& i, T* accumulator, const T* operand,
   }
 }
 
-template <class T>
-inline void run_fma(const FmaInstruction* first, std::size_t count, T* accumulator, const T* operand, const T* coefficient) {
-  for (std::size_t k = 0; k < count; ++k) apply_fma(first[k], accumulator, operand, coefficient);
-}
+// A run of instructions in order (sim/micro_kernel.cpp): built for processors with a fused
+// multiply-add instruction and without, chosen when the program starts. Both round each fma
+// exactly once, so the bits do not depend on the choice.
+void run_fma(const FmaInstruction* first, std::size_t count, float* accumulator, const float* operand, const float* coefficient);
+void run_fma(const FmaInstruction* first, std::size_t count, double* accumulator, const double* operand,
+             const double* coefficient);
+void run_fma(const FmaInstruction* first, std::size_t count, std::complex<float>* accumulator,
+             const std::complex<float>* operand, const std::complex<float>* coefficient);
+void run_fma(const FmaInstruction* first, std::size_t count, std::complex<double>* accumulator,
+             const std::complex<double>* operand, const std::complex<double>* coefficient);
 
 }  // namespace torus

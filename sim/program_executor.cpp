@@ -20,7 +20,6 @@ namespace {
 constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
 // The tag of a buffer nothing has written yet.
 constexpr DataTag no_tag{std::numeric_limits<std::uint16_t>::max(), {0, 0, 0}};
-constexpr std::size_t unset_min = std::numeric_limits<std::size_t>::max();
 
 struct NodeState {
   std::size_t pc = 0;
@@ -159,7 +158,7 @@ class Machine {
     tag_.assign(first_buffer_.back(), no_tag);
     pending_.assign(first_buffer_.back(), none);
     nodes_.assign(p_.nodes.size(), NodeState{});
-    for (NodeState& node : nodes_) node.counts.assign(p_.transforms.size(), fresh_counts());
+    for (NodeState& node : nodes_) node.counts.assign(p_.transforms.size(), fresh_execution_counts());
     messages_.assign(p_.messages.size(), MessageState<T>{});
     sent_pass_ = std::make_unique<std::atomic<std::uint32_t>[]>(p_.messages.size());
     for (std::size_t m = 0; m < p_.messages.size(); ++m) sent_pass_[m].store(none);
@@ -301,15 +300,9 @@ class Machine {
   // ---- counts ----
   ProgramExecutionCounts& counts_of(std::size_t n, std::uint32_t transform) {
     std::vector<ProgramExecutionCounts>& counts = nodes_[n].counts;
-    if (transform >= counts.size()) counts.resize(transform + 1, fresh_counts());
+    if (transform >= counts.size()) counts.resize(transform + 1, fresh_execution_counts());
     return counts[transform];
   }
-  static ProgramExecutionCounts fresh_counts() {
-    ProgramExecutionCounts c;
-    c.words_sent_per_node_step_min.fill(unset_min);
-    return c;
-  }
-
   void open_step(NodeState& node, const TaskLabel& label) {
     close_step(node);
     node.in_step = true;
@@ -323,7 +316,7 @@ class Machine {
     node.in_step = false;
     if (node.step.stage < 1 || node.step.stage > 3) return;
     const std::size_t stage = node.step.stage - 1;
-    if (node.step.transform >= node.counts.size()) node.counts.resize(node.step.transform + 1, fresh_counts());
+    if (node.step.transform >= node.counts.size()) node.counts.resize(node.step.transform + 1, fresh_execution_counts());
     ProgramExecutionCounts& c = node.counts[node.step.transform];
     c.words_sent_per_node_step[stage] = std::max(c.words_sent_per_node_step[stage], node.sent);
     c.words_sent_per_node_step_min[stage] = std::min(c.words_sent_per_node_step_min[stage], node.sent);
@@ -333,22 +326,13 @@ class Machine {
   ProgramResult<T> finish() {
     std::size_t transforms = p_.transforms.size();
     for (const NodeState& node : nodes_) transforms = std::max(transforms, node.counts.size());
-    std::vector<ProgramExecutionCounts> per_transform(transforms, fresh_counts());
-    ProgramExecutionCounts total = fresh_counts();
-    const auto merge = [](ProgramExecutionCounts& into, const ProgramExecutionCounts& c) {
-      into.compute_tasks += c.compute_tasks;
-      into.scalar_multiply_adds += c.scalar_multiply_adds;
-      into.messages += c.messages;
-      for (std::size_t s = 0; s < 3; ++s) {
-        into.words_sent_per_node_step[s] = std::max(into.words_sent_per_node_step[s], c.words_sent_per_node_step[s]);
-        into.words_sent_per_node_step_min[s] = std::min(into.words_sent_per_node_step_min[s], c.words_sent_per_node_step_min[s]);
-      }
-    };
+    std::vector<ProgramExecutionCounts> per_transform(transforms, fresh_execution_counts());
+    ProgramExecutionCounts total = fresh_execution_counts();
     std::vector<std::uint8_t> seen;
     for (const NodeState& node : nodes_) {
       for (std::size_t t = 0; t < node.counts.size(); ++t) {
-        merge(per_transform[t], node.counts[t]);
-        merge(total, node.counts[t]);
+        add_counts(per_transform[t], node.counts[t]);
+        add_counts(total, node.counts[t]);
       }
       for (const auto& [global, transform] : node.steps_opened) {
         if (global >= seen.size()) seen.resize(global + 1, 0);
@@ -358,11 +342,8 @@ class Machine {
         ++total.steps;
       }
     }
-    for (ProgramExecutionCounts* c : {&total}) c->words_held_per_node = words_held_;
-    for (ProgramExecutionCounts& c : per_transform) c.words_held_per_node = words_held_;
-    for (ProgramExecutionCounts& c : per_transform)
-      for (std::size_t& w : c.words_sent_per_node_step_min) w = w == unset_min ? 0 : w;
-    for (std::size_t& w : total.words_sent_per_node_step_min) w = w == unset_min ? 0 : w;
+    settle_counts(total, words_held_);
+    for (ProgramExecutionCounts& c : per_transform) settle_counts(c, words_held_);
     result_.counts = total;
     result_.per_transform = std::move(per_transform);
     return std::move(result_);

@@ -22,23 +22,12 @@
 #include <vector>
 
 #include "kernels/tensor3.hpp"
+#include "sim/execution_counts.hpp"
 #include "sim/host_data.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/program.hpp"
 
 namespace torus {
-
-// What one execution did, counted while it ran (not read off the Program), so that a wrong
-// generator or a wrong engine shows as a difference from ProgramCounts.
-struct ProgramExecutionCounts {
-  std::size_t steps = 0;                 // distinct step labels executed
-  std::size_t compute_tasks = 0;         // block multiply-adds
-  std::size_t scalar_multiply_adds = 0;  // b^4 per compute task
-  std::array<std::size_t, 3> words_sent_per_node_step{};      // per stage, max over nodes and steps
-  std::array<std::size_t, 3> words_sent_per_node_step_min{};  // per stage, min over nodes and steps (0 if none)
-  std::size_t words_held_per_node = 0;   // buffer words a node allocates, max over nodes
-  std::size_t messages = 0;              // sends executed
-};
 
 template <class T>
 struct ProgramResult {

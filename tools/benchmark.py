@@ -18,11 +18,14 @@ machine and its load; run it on an idle machine and say which):
            (symmetry: auto) up to 262,144 nodes, and the exponents of its time fitted against
            nodes (b = 4) and against N (P = 16), values off, symmetry auto.
 
+  bare     values on: `torus-sim run --engine event` (one node timed, values computed beside it
+           on every core) against the bare baseline tools/bare_transform (the same transforms as
+           three dense Eigen mode products, nothing else), in the same session, as ratios.
   memory   the memory estimate checked before a run against the peak the run measured, for both
            engines (the event engine both ways), real and complex, values on and off: the
            estimate must never be below the peak and at most 1.5 times above it.
 
-  python3 tools/benchmark.py [scaling|growth|event|memory|all] [--binary B] [--baseline B] [--repeat 3]
+  python3 tools/benchmark.py [scaling|growth|event|bare|memory|all] [--binary B] [--baseline B] [--repeat 3]
 """
 
 import argparse
@@ -154,9 +157,11 @@ def event(args):
 
     for n, p in SCALING:
         cycles = set()
-        for engine in ("systemc", "event"):
-            report, wall = event_point(args, engine, n, p)
-            cycles.add(line(n, p, "on", engine, "-", report, wall))
+        report, wall = event_point(args, "systemc", n, p)
+        cycles.add(line(n, p, "on", "systemc", "-", report, wall))
+        for symmetry in ("off", "auto"):  # auto: one node timed, values computed beside it (wall time)
+            report, wall = event_point(args, "event", n, p, ["--symmetry", symmetry])
+            cycles.add(line(n, p, "on", "event", symmetry, report, wall))
         for symmetry in ("off", "auto"):
             report, wall = event_point(args, "event", n, p, ["--values", "off", "--symmetry", symmetry])
             cycles.add(line(n, p, "off", "event", symmetry, report, wall))
@@ -180,6 +185,21 @@ def event(args):
         seconds.append(max(report["timing"]["simulation_seconds"], 1e-6))
     print(f"values off, symmetry auto, P = 16: engine time grows as N^{fitted_exponent(sizes, seconds):.2f} "
           f"(N = 128..1024: {', '.join(f'{s:.4f}' for s in seconds)} s)")
+
+
+def bare(args):
+    bare_binary = os.path.join(os.path.dirname(args.binary), "torus-bare-transform")
+    print("| N | nodes | bare loop s | torus-sim wall s | ratio | peak MiB |")
+    print("|---|---|---|---|---|---|")
+    for n, p in ((32, 8), (64, 16), (128, 16), (128, 32)):
+        seconds = []
+        for _ in range(args.repeat):
+            done = subprocess.run([bare_binary, str(n), "2"], capture_output=True, text=True, check=True)
+            seconds.append(float(done.stdout.split()[0]))
+        report, wall = event_point(args, "event", n, p)
+        best_bare = min(seconds)
+        print(f"| {n} | {p ** 3} | {best_bare:.3f} | {wall:.2f} | {wall / best_bare:.1f} | "
+              f"{report['timing']['peak_memory_bytes'] / 2**20:.0f} |", flush=True)
 
 
 MEMORY_POINTS = [(16, 4), (32, 8), (48, 1), (24, 2), (64, 16)]
@@ -223,7 +243,7 @@ def describe_machine():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "event", "memory", "all"], default="all")
+    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "event", "bare", "memory", "all"], default="all")
     parser.add_argument("--binary", default=os.path.join(ROOT, "build", "tools", "torus-sim"))
     parser.add_argument("--baseline", help="another torus-sim binary to measure beside this one")
     parser.add_argument("--repeat", type=int, default=3, help="runs per point; the fastest counts")
@@ -241,6 +261,9 @@ def main():
     if args.table in ("event", "all"):
         print()
         event(args)
+    if args.table in ("bare", "all"):
+        print()
+        bare(args)
     if args.table in ("memory", "all"):
         print()
         memory(args)
