@@ -139,7 +139,12 @@ class OrbitalBuilder {
     const TaskLabel label{static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(stage.number),
                           static_cast<std::uint32_t>(step), static_cast<std::uint32_t>(global)};
     const std::size_t count = node_count();
-    std::vector<std::vector<Task>> loads(count), receives(count), computes(count), sends(count);
+    // Kept across steps (cleared, not freed): a step would otherwise allocate four lists per node.
+    for (auto* lists : {&loads_, &receives_, &computes_, &sends_}) {
+      lists->resize(count);
+      for (std::vector<Task>& list : *lists) list.clear();
+    }
+    auto &loads = loads_, &receives = receives_, &computes = computes_, &sends = sends_;
     if (st == 0 && step == 0)
       for (const Placement& p : schedule.initial) {
         if (t > 0 && p.block.kind == schedule.input_kind) continue;  // the previous transform's output
@@ -227,6 +232,7 @@ class OrbitalBuilder {
   std::array<std::uint32_t, block_kind_count> second_{};
   std::array<int, block_kind_count> which_{};
   std::vector<std::vector<std::optional<DataTag>>> held_;
+  std::vector<std::vector<Task>> loads_, receives_, computes_, sends_;  // per node, the step being built
 };
 
 class Orbital final : public Algorithm {
