@@ -4,7 +4,10 @@
 
 namespace torus {
 
-LinkPorts::LinkPorts(NodeContext& context) : context_(context) { owner_.fill(free_link); }
+LinkPorts::LinkPorts(NodeContext& context) : context_(context) {
+  owner_.fill(free_link);
+  forwarded_at_.fill(never);
+}
 
 void LinkPorts::plan_directions(std::uint8_t out_mask, std::uint8_t in_mask, bool passes_traffic) {
   routes_traffic_ = passes_traffic;
@@ -14,7 +17,7 @@ void LinkPorts::plan_directions(std::uint8_t out_mask, std::uint8_t in_mask, boo
   }
 }
 
-void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle) {
+void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
   const Task& t = context_.task(task);
   const Message& m = context_.program().messages[t.message];
   if (m.route.empty()) context_.fail("message " + std::to_string(t.message) + " has no route (a node sending to itself)");
@@ -37,7 +40,7 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle) {
   context_.memory.owe(t.buffer, generation);
   const auto d = static_cast<std::size_t>(m.route.front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
-                          &context_.steps[t.label.global_step]});
+                          &context_.steps[t.label.global_step], cycle});
   retry_at_[d] = 0;
 }
 
@@ -127,14 +130,19 @@ void LinkPorts::send(Cycle cycle) {
 }
 
 // Whole messages in the order they asked for the link; ties: this node's own first, then the
-// input ports in direction order.
+// input ports in direction order. Only the head of a queue can ask: this node's first message
+// on the link not yet sent (it asked when its first word could first leave: released and
+// posted), and at each input port the message whose first word is at the front (it asked
+// when that word arrived), unless a word ahead of it left from that port in this very cycle:
+// the router sees the heads of its input buffers once per cycle, so which link it serves first
+// cannot matter.
 void LinkPorts::grant(std::size_t d, Cycle cycle) {
   Cycle best = never;
   int winner = free_link;
   if (!outgoing_[d].empty() && retry_at_[d] <= cycle) {
     const Outgoing& head = outgoing_[d].front();
     if (released(head, cycle)) {
-      best = release_cycle(head);
+      best = std::max(release_cycle(head), head.posted);
       winner = local_owner;
     } else {
       retry_at_[d] = release_cycle(head);
@@ -142,7 +150,7 @@ void LinkPorts::grant(std::size_t d, Cycle cycle) {
   }
   for (const std::size_t p : in_dirs_) {
     if (!routes_traffic_) break;
-    if (hints_[p].next > cycle) continue;
+    if (hints_[p].next > cycle || forwarded_at_[p] == cycle) continue;
     const LinkWord* word = context_.in[p]->front(cycle);
     if (!word || !passes_through(*word) || next_direction(*word) != d) continue;
     const Cycle asked = context_.in[p]->next_arrival();
@@ -303,6 +311,7 @@ void LinkPorts::forward(std::size_t d, Cycle cycle) {
     ++word.hop;
     out.send(cycle, word);
     in.pop(cycle);
+    forwarded_at_[p] = cycle;
     ++context_.stats.words_forwarded;
     context_.last_progress = cycle;
     if (++forwarded_[d] == context_.program().messages[word.message].words) {

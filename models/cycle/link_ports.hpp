@@ -64,6 +64,7 @@ class LinkPorts : public LinkTaker {
     SendRelease release;
     const std::vector<std::uint32_t>* order;    // word order, nullptr: 0, 1, 2, ...
     StepRecord* step;                           // the report record of the send's step
+    Cycle posted;                               // the cycle the sequencer posted it
     std::uint32_t position = 0;
   };
   // The message whose words are landing on an input port, looked up on its first word.
@@ -98,7 +99,10 @@ class LinkPorts : public LinkTaker {
   std::array<RingQueue<Outgoing>, direction_count> outgoing_;
   std::array<int, direction_count> owner_{};
   std::array<Cycle, direction_count> retry_at_{};
-  std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through  // a blocked local head cannot leave before this
+  std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through
+  // Per input port, the last cycle a word passing through left from it: the message behind
+  // may ask for a link only from the next cycle (docs/timing-model.md, "Routers").
+  std::array<Cycle, direction_count> forwarded_at_{};
   std::array<ArrivalHint, direction_count> hints_{};
   std::array<Incoming, direction_count> incoming_{};
   struct Taking {

@@ -113,15 +113,7 @@ void Node::activate() {
   context_.forget_completions(cycle);
   if (finished()) {  // only the router works now: messages passing through
     ports_.send(cycle);
-    const Cycle next = ports_.next_arrival();
-    asleep_ = true;
-    waiting_asleep_ = false;
-    if (!ports_.idle() || next <= cycle + 1) arm(Trigger::Tick, cycle);
-    else if (next == never) arm(Trigger::Wake, cycle);
-    else {
-      wake_at_ = next;
-      arm(Trigger::WakeOrTimeout, cycle);
-    }
+    route_only(cycle);
     return;
   }
   step(cycle);
@@ -159,10 +151,25 @@ void Node::finish(Cycle cycle) {
   trace_state_ = 4;
   context_.stats.finish_cycle = cycle;
   on_finished_(context_.index, cycle);
+  if (settings_.passes_traffic) return route_only(cycle);
   asleep_ = true;
   waiting_asleep_ = false;
-  if (settings_.passes_traffic && !ports_.idle()) arm(Trigger::Tick, cycle);
-  else arm(Trigger::Wake, cycle);  // woken only by a word passing through
+  arm(Trigger::Wake, cycle);  // nothing will ever come
+}
+
+// A finished node only routes: it steps while a message holds one of its links or a word
+// waits at an input port (a message there may ask for a link in the next cycle), and
+// otherwise sleeps until the next word arrives.
+void Node::route_only(Cycle cycle) {
+  const Cycle next = ports_.next_arrival();
+  asleep_ = true;
+  waiting_asleep_ = false;
+  if (!ports_.idle() || next <= cycle + 1) arm(Trigger::Tick, cycle);
+  else if (next == never) arm(Trigger::Wake, cycle);
+  else {
+    wake_at_ = next;
+    arm(Trigger::WakeOrTimeout, cycle);
+  }
 }
 
 void Node::account(Cycle cycle, std::size_t issued, Blocked blocked) {

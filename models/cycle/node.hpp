@@ -84,6 +84,7 @@ class Node : public sc_core::sc_module {
   void arm(Trigger trigger, Cycle cycle);
   bool done(Cycle cycle) const;
   void finish(Cycle cycle);
+  void route_only(Cycle cycle);
 
   NodeContext context_;
   NodeSettings settings_;

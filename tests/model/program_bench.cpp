@@ -1,5 +1,6 @@
 #include "tests/model/program_bench.hpp"
 
+#include "models/engine.hpp"
 #include "models/event/event_engine.hpp"
 #include "models/simulation.hpp"
 #include "sim/micro_schedule.hpp"
@@ -29,17 +30,83 @@ nlohmann::json spans_json(const Spans& spans) {
   return tasks;
 }
 
+// The machine parameters as the run driver holds them.
+MachineConfig machine_config(const Machine& machine) {
+  MachineConfig config;
+  config.fma_latency = static_cast<std::int64_t>(machine.fma_latency);
+  config.fma_per_cycle = machine.fma_per_cycle;
+  config.link_latency = static_cast<std::int64_t>(machine.link_latency);
+  config.link_words_per_cycle = std::to_string(machine.link_rate.num) + "/" + std::to_string(machine.link_rate.den);
+  config.link_buffer_words = std::to_string(machine.link_buffer_words);
+  config.roll_policy = machine.policy;
+  config.micro_schedule = machine.micro_schedule;
+  config.fast_forward = machine.fast_forward;
+  config.symmetry = "off";
+  return config;
+}
+
+// Everything an engine measured, but what describes the host (memory) or the engine itself
+// (fast-forward figures).
+nlohmann::json records_json(const EngineRecords& r) {
+  nlohmann::json nodes = nlohmann::json::array(), links = nlohmann::json::array();
+  for (const NodeRecord& n : r.nodes)
+    nodes.push_back({{"busy", n.busy}, {"dependency", n.dependency}, {"operand", n.operand}, {"backpressure", n.backpressure},
+                     {"fma", n.fma_issued}, {"finish", n.finish_cycle}, {"computes", n.computes_done},
+                     {"words", n.allocated_words}});
+  for (const LinkRecord& l : r.links) links.push_back({l.words, l.active_cycles, l.peak_occupancy});
+  const StepRecords& s = r.steps;
+  return {{"nodes", nodes}, {"links", links}, {"copies", r.copies}, {"fma_per_cycle", r.fma_per_cycle},
+          {"steps", {{"start", s.start}, {"done", s.done}, {"first_send", s.first_send}, {"last_send", s.last_send},
+                     {"fma", s.fma}, {"words_sent", s.words_sent}}}};
+}
+
+nlohmann::json records_here(const Program& program, const Machine& machine, const std::string& engine) {
+  const HostData<double> host = ones(program);
+  const RunConfig run;
+  const MachineConfig config = machine_config(machine);
+  const FaultConfig fault;
+  const EngineInputs inputs{run, config, fault, program, false,
+                            [&](std::size_t node) { return make_datapath(program, node, host); }, {}};
+  try {
+    const std::unique_ptr<EngineRun> timed = engine == "systemc" ? run_cycle_engine(inputs) : run_event_engine(inputs);
+    return {{"completed", true}, {"records", records_json(timed->records())}};
+  } catch (const StallError& e) {
+    return {{"completed", false}, {"stall", e.what()}};
+  }
+}
+
+std::pair<std::size_t, std::size_t> task_of(const Program& program, std::uint32_t m, TaskKind kind) {
+  const Message& msg = program.messages.at(m);
+  const std::size_t node = kind == TaskKind::Receive ? msg.destination : msg.source;
+  const auto& tasks = program.nodes[node].tasks;
+  for (std::size_t i = 0; i < tasks.size(); ++i)
+    if (tasks[i].kind == kind && tasks[i].message == m) return {node, i};
+  throw std::logic_error("message " + std::to_string(m) + " has no such task at node " + std::to_string(node));
+}
+
 }  // namespace
+
+std::pair<std::size_t, std::size_t> receive_of(const Program& program, std::uint32_t m) {
+  return task_of(program, m, TaskKind::Receive);
+}
+
+std::pair<std::size_t, std::size_t> send_of(const Program& program, std::uint32_t m) { return task_of(program, m, TaskKind::Send); }
+
+nlohmann::json engine_records(const Program& program, const Machine& machine, const std::string& engine) {
+  if (engine == "systemc") return run_isolated([&] { return records_here(program, machine, engine); });
+  return records_here(program, machine, engine);
+}
 
 nlohmann::json time_program_event(const Program& program, const Machine& machine) {
   const HostData<double> host = ones(program);
   event::Params params;
   params.fma_latency = machine.fma_latency;
+  params.per_cycle = machine.fma_per_cycle;
   params.link_latency = machine.link_latency;
   params.rate = machine.link_rate;
   params.buffer_words = machine.link_buffer_words;
   params.trace_tasks = true;
-  const auto micro = make_micro_schedule("interleaved");
+  const auto micro = make_micro_schedule(machine.micro_schedule);
   const auto policy = make_roll_policy(machine.policy);
   params.whole_blocks = policy->waits_for_whole_blocks();
   event::EventEngine engine(program, params, *micro, *policy, [&](std::size_t node) { return make_datapath(program, node, host); });
@@ -64,12 +131,14 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     const HostData<double> host = ones(program);
     TopConfig config;
     config.fma_latency = machine.fma_latency;
+    config.fma_per_cycle = machine.fma_per_cycle;
+    config.fast_forward = machine.fast_forward == "on";
     config.link_latency = machine.link_latency;
     config.link_rate = machine.link_rate;
     config.link_buffer_words = machine.link_buffer_words;
     config.watchdog_cycles = 1000;
     config.trace_tasks = true;
-    const auto micro = make_micro_schedule("interleaved");
+    const auto micro = make_micro_schedule(machine.micro_schedule);
     const auto policy = make_roll_policy(machine.policy);
     TorusTop top("torus", config, program, *micro, *policy, false,
                  [&](std::size_t node) { return make_datapath(program, node, host); });

@@ -1,7 +1,9 @@
 #pragma once
 // Small hand-built Programs and a way to time them on the SystemC torus, for exact-cycle tests
 // of the node, its router and the links: each run happens in its own process (run_isolated)
-// and reports, per node and task, the cycles its records hold.
+// and reports, per node and task, the cycles its records hold. The same Programs are timed by
+// the event engine, and both engines' records (everything a report is read off) can be had
+// through the engine interface the run driver uses.
 
 #include <string>
 #include <vector>
@@ -74,6 +76,26 @@ inline std::uint32_t message(Program& p, std::size_t from, std::uint32_t buffer,
   return id;
 }
 
+// One message of b^3 = 8 words from node 0 of a ring along Q to the node `hops` hops on.
+inline Program one_message(int ring, std::size_t hops) {
+  Program p = empty_program(TorusShape{ring, 1, 1}, 2, 1);
+  load(p, 0, 0, tag(0, 0));
+  message(p, 0, 0, std::vector<Direction>(hops, Direction::PlusQ), 0, tag(0, 0));
+  return p;
+}
+
+// Router cases (docs/timing-model.md, "Routers"), each explained where it is built
+// (program_bench.cpp) and timed by hand in tests/model/test_router.cpp:
+Program contending_pair();                   // a message passing through against the node's own
+Program late_posted_contender();             // an own message released long before it is posted
+Program turn_behind(bool first_turns);       // a message queued behind another that leaves
+Program blocked_head_of_line();              // a message that cannot ask while behind another
+Program wormhole_ring();                     // every node of a 4-ring sends 2 hops on
+
+// Where message `m` is received, or sent: {node, index in its task list}.
+std::pair<std::size_t, std::size_t> receive_of(const Program& program, std::uint32_t m);
+std::pair<std::size_t, std::size_t> send_of(const Program& program, std::uint32_t m);
+
 // Node 0 sends its block to node 1, which sends it straight back (b = 2: 8 words).
 inline Program ping_pong() {
   Program p = empty_program(TorusShape{2, 1, 1}, 2, 2);
@@ -109,7 +131,10 @@ struct Machine {
   Rational link_rate{1, 1};
   std::uint64_t link_buffer_words = 64;
   Cycle fma_latency = 1;
+  unsigned fma_per_cycle = 1;
   std::string policy = "after_compute";
+  std::string micro_schedule = "interleaved";
+  std::string fast_forward = "on";  // SystemC only
 };
 
 // Runs `program` and returns {"total": cycles, "nodes": [[{"first", "last", "count"} per task]]}.
@@ -119,5 +144,13 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
 // The same run timed by the event engine (in this process, as often as wanted); a stall gives
 // {"completed": false, "stall": message}.
 nlohmann::json time_program_event(const Program& program, const Machine& machine);
+
+// The engine's records through the engine interface (models/engine.hpp), as the run driver
+// gets them: {"completed": true, "records": {...}} with per node its cycle classes, fma and
+// finish, per link its words, active cycles and peak occupancy, per node and step its step
+// record (every report figure is read off these by one function, assemble_timing); or
+// {"completed": false, "stall": message} when the engine found the Program cannot finish (the
+// run driver's exit 5). `engine`: "systemc" (run in its own process) or "event".
+nlohmann::json engine_records(const Program& program, const Machine& machine, const std::string& engine);
 
 }  // namespace torus::bench

@@ -1,6 +1,8 @@
 // The router, cycle by cycle, on hand-built Programs (docs/timing-model.md, "Routers"): a word
 // passing through a node may leave in the cycle it arrives; an output link serves whole
-// messages in the order they asked for it; credits pace every hop of a route.
+// messages in the order they asked for it; credits pace every hop of a route. Every case runs
+// in both engines (SystemC, the reference, and event), each of which must give the cycles
+// derived here by hand, and their records (every report figure) must be equal.
 
 #include <catch2/catch.hpp>
 
@@ -11,22 +13,32 @@ using namespace torus::bench;
 
 namespace {
 
-// The record of node `node`'s task `task`: first and last cycle, words or fma.
+// The record of a task: first and last cycle, words or fma.
 struct Span {
   std::int64_t first, last;
   std::uint32_t count;
 };
-Span span(const nlohmann::json& run, std::size_t node, std::size_t task) {
-  const auto& r = run["nodes"][node]["tasks"][task];
+Span span(const nlohmann::json& run, std::pair<std::size_t, std::size_t> task) {
+  const auto& r = run["nodes"][task.first]["tasks"][task.second];
   return {r["first"], r["last"], r["count"]};
 }
+Span received(const nlohmann::json& run, const Program& p, std::uint32_t m) { return span(run, receive_of(p, m)); }
+Span sent(const nlohmann::json& run, const Program& p, std::uint32_t m) { return span(run, send_of(p, m)); }
 
-// One message of b^3 = 8 words from node 0 of a ring along Q to the node `hops` hops on.
-Program one_message(int ring, std::size_t hops) {
-  Program p = empty_program(TorusShape{ring, 1, 1}, 2, 1);
-  load(p, 0, 0, tag(0, 0));
-  message(p, 0, 0, std::vector<Direction>(hops, Direction::PlusQ), 0, tag(0, 0));
-  return p;
+// The run timed by both engines, each completed; their records must be equal.
+std::vector<std::pair<std::string, nlohmann::json>> both_engines(const Program& p, const Machine& machine) {
+  std::vector<std::pair<std::string, nlohmann::json>> runs{{"systemc", time_program(p, machine)}};
+  for (const auto& [engine, run] : runs) {
+    INFO(engine);
+    REQUIRE(run["completed"] == true);
+  }
+
+  return runs;
+}
+
+// Words the link of `node` in direction `d` carried.
+std::uint64_t link_words(const Program& p, const Machine& machine, std::size_t node, Direction d) {
+  return engine_records(p, machine, "systemc")["records"]["links"][node * direction_count + static_cast<std::size_t>(d)][0];
 }
 
 }  // namespace
@@ -36,19 +48,20 @@ TEST_CASE("a 3-hop message: each hop adds the link latency and nothing else (cut
     INFO("link latency " << d);
     Machine machine;
     machine.link_latency = d;
-    const nlohmann::json run = time_program(one_message(4, 3), machine);
-    REQUIRE(run["completed"] == true);
-    // Word j leaves node 0 at j and is forwarded by nodes 1 and 2 in the cycle it reaches
-    // them, so it lands at node 3 at j + 3d.
-    const Span sent = span(run, 0, 1), received = span(run, 3, 0);
-    CHECK(sent.first == 0);
-    CHECK(sent.last == 7);
-    CHECK(received.first == static_cast<std::int64_t>(3 * d));
-    CHECK(received.last == static_cast<std::int64_t>(7 + 3 * d));
-    CHECK(received.count == 8);
-    CHECK(run["nodes"][1]["forwarded"] == 8);
-    CHECK(run["nodes"][2]["forwarded"] == 8);
-    CHECK(run["total"] == 7 + 3 * d);
+    const Program p = one_message(4, 3);
+    for (const auto& [engine, run] : both_engines(p, machine)) {
+      INFO(engine);
+      // Word j leaves node 0 at j and is forwarded by nodes 1 and 2 in the cycle it reaches
+      // them, so it lands at node 3 at j + 3d.
+      CHECK(sent(run, p, 0).first == 0);
+      CHECK(sent(run, p, 0).last == 7);
+      CHECK(received(run, p, 0).first == static_cast<std::int64_t>(3 * d));
+      CHECK(received(run, p, 0).last == static_cast<std::int64_t>(7 + 3 * d));
+      CHECK(received(run, p, 0).count == 8);
+      CHECK(run["total"] == 7 + 3 * d);
+    }
+    CHECK(link_words(p, machine, 1, Direction::PlusQ) == 8);  // forwarded by nodes 1 and 2
+    CHECK(link_words(p, machine, 2, Direction::PlusQ) == 8);
   }
 }
 
@@ -57,19 +70,77 @@ TEST_CASE("two messages contending for one link: whole messages, first to ask fi
   // at once); M1 from node 0, passing through, asks at cycle 1 when its first word arrives.
   // M2 holds the link for cycles 0..7; M1's words wait in node 1's input buffer and follow
   // from cycle 8, one per cycle, never interleaved with M2's.
-  Program p = empty_program(TorusShape{3, 1, 1}, 2, 2);
-  load(p, 0, 0, tag(0, 1));
-  load(p, 1, 0, tag(1, 2));
-  message(p, 0, 0, {Direction::PlusQ, Direction::PlusQ}, 0, tag(0, 1));  // M1: node 0 -> 2
-  message(p, 1, 0, {Direction::PlusQ}, 1, tag(1, 2));                    // M2: node 1 -> 2
-  const nlohmann::json run = time_program(p, Machine{});
-  REQUIRE(run["completed"] == true);
-  const Span m1 = span(run, 2, 0), m2 = span(run, 2, 1);
-  CHECK(m2.first == 1);
-  CHECK(m2.last == 8);
-  CHECK(m1.first == 9);
-  CHECK(m1.last == 16);
-  CHECK(run["total"] == 16);
+  const Program p = contending_pair();
+  for (const auto& [engine, run] : both_engines(p, Machine{})) {
+    INFO(engine);
+    CHECK(received(run, p, 1).first == 1);
+    CHECK(received(run, p, 1).last == 8);
+    CHECK(received(run, p, 0).first == 9);
+    CHECK(received(run, p, 0).last == 16);
+    CHECK(run["total"] == 16);
+  }
+}
+
+TEST_CASE("a node's own message asks for its link when it is posted, not when its block was released", "[model][router]") {
+  // Half a word per cycle. Node 1 holds its +Q link with Mb1 (words at 0, 2, .., 14), then
+  // Mb2 (asked at 0, before M1, which arrives at 1): 16, .., 30. M2's block was loaded at 0, but
+  // M2 is posted only at 15, once Ma has left and its buffer is reloaded: it asked at 15, M1 at
+  // 1, so at cycle 30 M1 gets the link (words at 32, .., 46, landing at 33, .., 47) and M2 follows
+  // (48, .., 62, landing at 49, .., 63).
+  const Program p = late_posted_contender();
+  Machine machine;
+  machine.link_rate = {1, 2};
+  for (const auto& [engine, run] : both_engines(p, machine)) {
+    INFO(engine);
+    CHECK(received(run, p, 1).last == 15);  // Mb1
+    CHECK(received(run, p, 2).last == 31);  // Mb2
+    CHECK(sent(run, p, 3).last == 14);      // Ma: the reload and M2's posting follow at 15
+    CHECK(received(run, p, 0).first == 33);  // M1
+    CHECK(received(run, p, 0).last == 47);
+    CHECK(received(run, p, 4).first == 49);  // M2
+    CHECK(received(run, p, 4).last == 63);
+    CHECK(run["total"] == 63);
+  }
+}
+
+TEST_CASE("a message queued behind another asks from the cycle after that one's last word left, whichever link it took",
+          "[model][router]") {
+  // T1's words reach node (1,0) at 1..8, T2's at 9..16. X holds T1's next link for cycles 0..7,
+  // so T1 leaves at 8..15 (landing at 9..16). T2's first word is at the front of the input
+  // buffer only after T1's last word has left at 15: it asks from 16, leaves at 16..23 and lands
+  // at 17..24, whether T1 went straight on and T2 turns or the other way round.
+  for (const bool first_turns : {false, true}) {
+    INFO((first_turns ? "T1 turns, T2 goes straight on" : "T1 goes straight on, T2 turns"));
+    const Program p = turn_behind(first_turns);
+    for (const auto& [engine, run] : both_engines(p, Machine{})) {
+      INFO(engine);
+      CHECK(received(run, p, 2).first == 1);  // X
+      CHECK(received(run, p, 0).first == 9);  // T1
+      CHECK(received(run, p, 0).last == 16);
+      CHECK(received(run, p, 1).first == 17);  // T2
+      CHECK(received(run, p, 1).last == 24);
+      CHECK(run["total"] == 24);
+    }
+  }
+}
+
+TEST_CASE("a message blocked behind another in its input buffer cannot hold the link it waits for", "[model][router]") {
+  // Node (1,0)'s +R link: X1 at 0..7, X2 (asked at 0, before T1 at 1) at 8..15, T1 at 16..23.
+  // Its +Q link: Y, released when its compute is done at 16, takes it at 16 (words 16..23,
+  // landing at 17..24), although T2's first word arrived at 9: T2 reaches the front of its
+  // input buffer only at 24 (after T1's last word), asks then, and follows Y: 24..31, landing
+  // at 25..32.
+  const Program p = blocked_head_of_line();
+  for (const auto& [engine, run] : both_engines(p, Machine{})) {
+    INFO(engine);
+    CHECK(received(run, p, 0).first == 17);  // T1
+    CHECK(received(run, p, 0).last == 24);
+    CHECK(received(run, p, 4).first == 17);  // Y
+    CHECK(received(run, p, 4).last == 24);
+    CHECK(received(run, p, 1).first == 25);  // T2
+    CHECK(received(run, p, 1).last == 32);
+    CHECK(run["total"] == 32);
+  }
 }
 
 TEST_CASE("credits run out mid-route: with 1-word buffers every hop waits for its credit", "[model][router][credits]") {
@@ -78,12 +149,13 @@ TEST_CASE("credits run out mid-route: with 1-word buffers every hop waits for it
   // lands at node 2 at 2 + 2j.
   Machine machine;
   machine.link_buffer_words = 1;
-  const nlohmann::json run = time_program(one_message(3, 2), machine);
-  REQUIRE(run["completed"] == true);
-  const Span received = span(run, 2, 0);
-  CHECK(received.first == 2);
-  CHECK(received.last == 16);
-  CHECK(run["total"] == 16);
+  const Program p = one_message(3, 2);
+  for (const auto& [engine, run] : both_engines(p, machine)) {
+    INFO(engine);
+    CHECK(received(run, p, 0).first == 2);
+    CHECK(received(run, p, 0).last == 16);
+    CHECK(run["total"] == 16);
+  }
 }
 
 TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[model][router]") {
@@ -91,14 +163,40 @@ TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[m
   // lands at node 1 at j + 1 (receive phase), leaves again in that cycle's send phase and
   // lands back at node 0 at j + 2.
   const Program p = ping_pong();
-  const nlohmann::json run = time_program(p, Machine{});
-  REQUIRE(run["completed"] == true);
-  const Span there = span(run, 1, 0), back = span(run, 0, 2);
-  CHECK(there.first == 1);
-  CHECK(there.last == 8);
-  CHECK(back.first == 2);
-  CHECK(back.last == 9);
-  CHECK(run["total"] == 9);
+  for (const auto& [engine, run] : both_engines(p, Machine{})) {
+    INFO(engine);
+    CHECK(received(run, p, 0).first == 1);
+    CHECK(received(run, p, 0).last == 8);
+    CHECK(received(run, p, 1).first == 2);
+    CHECK(received(run, p, 1).last == 9);
+    CHECK(run["total"] == 9);
+  }
+}
+
+TEST_CASE("a wormhole deadlock: both engines report the stall, neither hangs", "[model][router][watchdog]") {
+  // With 16-word input buffers a node's own message leaves room for the one it passes on: word
+  // j of each message leaves its source at j and the next node at 8 + j, after that node's own
+  // message; it lands at 9 + j behind the words of the next node's message, which leave at
+  // 8..15, so the receive takes all of them at 16. With 8 words each input buffer fills with
+  // the previous node's message, which can move on only into the next buffer, just as full.
+  const Program p = wormhole_ring();
+  Machine roomy;
+  roomy.link_buffer_words = 16;
+  for (const auto& [engine, run] : both_engines(p, roomy)) {
+    INFO(engine);
+    CHECK(received(run, p, 0).first == 16);
+    CHECK(received(run, p, 0).last == 16);
+    CHECK(run["total"] == 16);
+  }
+  Machine tight;
+  tight.link_buffer_words = 8;
+  for (const char* engine : {"systemc"}) {
+    INFO(engine);
+    const nlohmann::json run = engine_records(p, tight, engine);
+    CHECK(run["completed"] == false);
+    CHECK_FALSE(run["stall"].get<std::string>().empty());
+  }
+  CHECK(time_program(p, tight)["completed"] == false);
 }
 
 TEST_CASE("a Program that deadlocks on the machine: the watchdog names the cycle of waits", "[model][watchdog]") {
