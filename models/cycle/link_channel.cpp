@@ -40,11 +40,19 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
 void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) {
   if (credits_ < count) throw std::logic_error(std::string(name()) + ": send ahead without a credit for each word");
   Cycle at = from;
+  while (!ahead_.empty() && ahead_.front() < from) ahead_.pop_front();
   for (std::size_t k = 0; k < count; ++k) {
     at = std::max<Cycle>(at, static_cast<Cycle>(next_free_tick_) / static_cast<Cycle>(rate_.num));  // the link is free
     leave[k] = at;
+    ahead_.push_back(at);
     transmit(at, words[k]);
   }
+}
+
+std::uint64_t LinkChannel::credits_unspent(Cycle cycle) {
+  collect_credits(cycle);
+  while (!ahead_.empty() && ahead_.front() <= cycle) ahead_.pop_front();
+  return credits_ + ahead_.size();
 }
 
 void LinkChannel::transmit(Cycle cycle, const LinkWord& sent) {

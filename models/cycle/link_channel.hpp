@@ -56,6 +56,9 @@ class LinkSendIf : public virtual sc_core::sc_interface {
   // taking a credit held now (returns due later are not collected early); `leave[k]` gets the
   // cycle word k leaves. Precondition: credits_at(from) >= count.
   virtual std::uint64_t credits_at(Cycle cycle) = 0;
+  // The credits a link stepping cycle by cycle would hold after `cycle`'s send phase: those
+  // held, and those of words sent ahead that leave only after `cycle` (for stall accounting).
+  virtual std::uint64_t credits_unspent(Cycle cycle) = 0;
   virtual void send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) = 0;
   // True when a word may leave in `cycle`: the link is free and a credit is held.
   virtual bool can_send(Cycle cycle) = 0;
@@ -124,6 +127,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
     return credits_;
   }
   void send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) override;
+  std::uint64_t credits_unspent(Cycle cycle) override;
 
   const LinkStats& stats() const { return stats_; }
   // For waveforms: words that have arrived and wait to be taken.
@@ -136,7 +140,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   Cycle latency() const { return latency_; }
   // Bytes the channel allocates (for the memory report).
   std::size_t bytes() const {
-    return sizeof(*this) + queue_.capacity() * sizeof(CommittedWord) + returning_credits_.capacity() * sizeof(Cycle);
+    return sizeof(*this) + queue_.capacity() * sizeof(CommittedWord) +
+           (returning_credits_.capacity() + ahead_.capacity()) * sizeof(Cycle);
   }
 
  private:
@@ -163,6 +168,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   std::size_t visible_ = 0;             // leading entries of queue_ committed by an update phase
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
   RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender
+  RingQueue<Cycle> ahead_;              // leaving cycles of words sent ahead, not yet known to have left
   LinkStats stats_;
 };
 

@@ -76,7 +76,8 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
   }
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
-    if (!buffer.words[word.index].replaceable(cycle)) return false;  // its place still owes a word to a link
+    // Its place still owes a word to a link, or will when an older block lands there.
+    if (!buffer.words[word.index].replaceable(cycle) || context_.memory.awaits_older(in.buffer, word.index, in.generation)) return false;
     if (context_.count[in.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
@@ -231,8 +232,9 @@ void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
 // For reports: `words` of the message left, the first at `first`, the last at `last`.
 void LinkPorts::record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last) {
   StepRecord& step = *o.step;
-  if (step.first_send == never) step.first_send = first;
-  step.last_send = last;
+  // Words sent ahead have their own cycles, so the step's sends are not noted in time order.
+  step.first_send = std::min(step.first_send, first);
+  step.last_send = step.last_send == never ? last : std::max(step.last_send, last);
   step.words_sent += words;
   context_.stats.words_sent += words;
   context_.last_progress = std::max(context_.last_progress, last);
@@ -280,7 +282,7 @@ bool LinkPorts::take_one(const LinkWord& word, Cycle arrival) {
   const std::uint32_t into = taking_.buffer;
   if (into != no_buffer) {
     BufferState& buffer = context_.memory.buffer(into);
-    if (!buffer.words[word.index].replaceable(arrival)) return false;
+    if (!buffer.words[word.index].replaceable(arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) return false;
     if (context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(into, word.index, word.value);
     context_.memory.store(into, word.index, taking_.generation, arrival);
@@ -332,7 +334,7 @@ bool LinkPorts::idle() const {
 // alone, so stepping and sleeping nodes classify the same cycles alike.
 bool LinkPorts::any_starved_with_work(Cycle cycle) const {
   for (const std::size_t d : out_dirs_)
-    if (!outgoing_[d].empty() && released(outgoing_[d].front(), cycle) && context_.out[d]->credits_at(cycle) == 0) return true;
+    if (!outgoing_[d].empty() && released(outgoing_[d].front(), cycle) && context_.out[d]->credits_unspent(cycle) == 0) return true;
   return false;
 }
 

@@ -132,7 +132,8 @@ void Node::step(Cycle cycle) {
   if (issuing) {
     Cycle limit = never;
     if (can_fast_forward(cycle, limit)) issue_resume_ = sequencer_.fast_forward(cycle, limit);
-    else issued = sequencer_.issue(cycle, blocked);
+    // Nothing could be issued ahead (the next fma waits past `limit`): step this cycle.
+    if (issue_resume_ <= cycle) issued = sequencer_.issue(cycle, blocked);
   }
   ports_.send(cycle);
   if (issuing && issue_resume_ <= cycle) account(cycle, issued, blocked);
@@ -216,6 +217,8 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_arrival());
   // A wake-up notified for a later completion is lost when an earlier one is notified: ask again.
   until = std::min(until, context_.next_completion());
+  // A load or compute waiting for its buffer's last words to leave goes on the cycle after.
+  until = std::min(until, sequencer_.resumes_at());
   if (context_.sent_ahead_until > cycle) until = std::min(until, context_.sent_ahead_until);
   if (!ports_.idle()) {
     // Queued words that cannot leave before the node's state changes (their compute has not

@@ -48,9 +48,25 @@ class NodeMemory {
   // A send of `generation` is posted / has finished: it owes the words it will take.
   void owe(std::uint32_t b, std::uint32_t generation);
   void settle(std::uint32_t b, std::uint32_t word, Cycle left_at);  // the send took the word at `left_at`
-  // No word of the buffer is owed or still to leave by `cycle`: it may be replaced then.
+  // No word of the buffer is owed (landed or still arriving) or still to leave by `cycle`: it
+  // may be replaced then.
   bool replaceable(std::uint32_t b, Cycle cycle) const {
-    return buffers_[b].owed_words == 0 && (buffers_[b].busy_until == never || buffers_[b].busy_until < cycle);
+    const BufferState& buf = buffers_[b];
+    return buf.owed_words == 0 && buf.pending_sends.empty() && (buf.busy_until == never || buf.busy_until < cycle);
+  }
+  // The cycle from which the buffer may be replaced if nothing else is sent from it: the cycle
+  // after its last word leaves, or never while a word is still owed.
+  Cycle replaceable_from(std::uint32_t b) const {
+    if (buffers_[b].owed_words > 0 || !buffers_[b].pending_sends.empty()) return never;
+    return buffers_[b].busy_until == never ? 0 : buffers_[b].busy_until + 1;
+  }
+  // A send of a generation older than `generation` still waits for `word` to land: a word of
+  // `generation` may not take its place before that send has taken it.
+  bool awaits_older(std::uint32_t b, std::uint32_t word, std::uint32_t generation) const {
+    const std::uint32_t held = buffers_[b].words[word].generation;
+    for (const auto& [g, count] : buffers_[b].pending_sends)
+      if (g < generation && held < g) return true;
+    return false;
   }
   void release_pending(std::uint32_t b, std::uint32_t generation);
   static bool present(const WordState& w, std::uint32_t generation, Cycle cycle) {

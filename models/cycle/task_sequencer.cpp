@@ -26,6 +26,7 @@ std::pair<std::size_t, std::size_t> TaskSequencer::compute_progress() const {
 std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
   std::size_t issued = 0;
   cycle_ = cycle;
+  replacing_ = no_buffer;
   const auto& tasks = context_.node->tasks;
   while (next_ < tasks.size()) {
     if (tasks[next_].kind != TaskKind::Compute) {
@@ -54,6 +55,7 @@ bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
   if (task.kind == TaskKind::Load) {
     if (!context_.memory.replaceable(task.buffer, cycle)) {  // an earlier send still needs the old words
       blocked = Blocked::Data;
+      replacing_ = task.buffer;
       return false;
     }
     load(task, cycle);
@@ -86,6 +88,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   BufferState& acc = context_.memory.buffer(task.buffer);
   if (!context_.memory.replaceable(task.buffer, cycle)) {  // an earlier send has not yet taken the old words
     blocked = Blocked::Data;
+    replacing_ = task.buffer;
     return false;
   }
   if (task.zero_accumulator) {

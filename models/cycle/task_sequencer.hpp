@@ -39,6 +39,9 @@ class TaskSequencer {
   // The fma of the current compute issued so far, and how many it has.
   std::pair<std::size_t, std::size_t> compute_progress() const;
   Cycle last_result() const { return last_result_; }
+  // When the walk stopped at a load or a compute whose buffer still had words leaving (words
+  // that may have left since, in the send phase): the cycle it may go on; never otherwise.
+  Cycle resumes_at() const { return replacing_ == no_buffer ? never : context_.memory.replaceable_from(replacing_); }
   // The current (or next) compute task, or no_task.
   std::uint32_t current_compute() const;
 
@@ -84,6 +87,7 @@ class TaskSequencer {
   Cycle first_cycle_ = 0;       // when the current compute's first fma issued
   StepRecord* step_ = nullptr;  // the report record of the compute's step
   Cycle cycle_ = 0;             // the cycle being issued
+  std::uint32_t replacing_ = no_buffer;  // the buffer a load or compute waits to replace
   bool whole_blocks_ = true;
 };
 

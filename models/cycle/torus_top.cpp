@@ -70,13 +70,16 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
   links_ = std::make_unique<LinkSet>("links", count * direction_count, config);
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
-  // direction d, which receives it on its port facing back, opposite(d).
+  // direction d, which receives it on its port facing back, opposite(d). At the edge of a mesh
+  // there is no neighbour: the link, never used, ends at node i's own port facing d, which no
+  // neighbour drives either.
   for (std::size_t i = 0; i < count; ++i)
     for (Direction d : all_directions) {
       LinkChannel& channel = (*links_)[i * direction_count + static_cast<std::size_t>(d)];
       const auto neighbour = shape.neighbour(shape.coord_of(i), d);
       nodes[i].out[static_cast<std::size_t>(d)](channel);
-      nodes[neighbour ? shape.index_of(*neighbour) : i].in[static_cast<std::size_t>(opposite(d))](channel);
+      if (neighbour) nodes[shape.index_of(*neighbour)].in[static_cast<std::size_t>(opposite(d))](channel);
+      else nodes[i].in[static_cast<std::size_t>(d)](channel);
     }
   inject_fault();
 }
@@ -161,7 +164,8 @@ std::string TorusTop::chain_of_waits(std::size_t first) const {
     text += " waits for " + why + " from ";
     const std::uint32_t message = nodes[at].awaited_message();
     if (message != no_task && sent_in_full(message))
-      return "chain of waits: " + text + program().describe_node(next) + ", which has sent all its words: lost on the way";
+      return "chain of waits: " + text + program().describe_node(next) +
+             ", which has sent all its words: lost on the way, or held up in a link buffer behind other words";
     at = next;
   }
   return "cycle of waits: " + text + program().describe_node(at);

@@ -33,16 +33,18 @@ void BufferTimes::place(std::uint32_t g, Cycle cycle) {
 EventEngine::EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
                          const DatapathFactory& make_datapath)
     : program_(program), params_(params), policy_(policy), schedules_(params.fma_latency, params.per_cycle) {
-  for (std::size_t m = 0; m < program.messages.size(); ++m)
-    if (program.messages[m].route.size() != 1)
-      throw std::invalid_argument("engine event times messages of one hop only, and message " + std::to_string(m) +
-                                  " of this Program takes " + std::to_string(program.messages[m].route.size()) +
-                                  " hops (through routers): use engine systemc");
   for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k.mode, k.block, params.split));
+  for (const MicroProgram& m : micro_)
+    for (const auto* order : {&m.accumulator_final_order, &m.operand_first_use, &m.coefficient_first_use}) {
+      std::vector<std::uint32_t>& position = positions_[order];
+      position.assign(order->size(), 0);
+      for (std::uint32_t k = 0; k < order->size(); ++k) position[(*order)[k]] = k;
+    }
   receive_task_of_ = receive_tasks(program);
   messages_.resize(program.messages.size());
   for (std::size_t m = 0; m < messages_.size(); ++m) messages_[m].words = program.messages[m].words;
   links_.resize(program.node_count() * direction_count);
+  plan_routes();
   nodes_.resize(program.node_count());
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     NodeState& node = nodes_[n];
@@ -72,17 +74,21 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
 
 void EventEngine::run() {
   for (std::size_t n = 0; n < nodes_.size(); ++n) touch_node(n);
-  while (!work_.empty()) {
-    const std::size_t item = work_.front();
-    work_.pop_front();
-    queued_[item] = false;
-    if (item < nodes_.size()) {
-      if (advance_node(item)) touch_node(item);
-    } else {
-      const auto m = static_cast<std::uint32_t>(item - nodes_.size());
-      if (advance_message(m)) touch_message(m);
+  do {
+    while (!work_.empty()) {
+      const std::size_t item = work_.front();
+      work_.pop_front();
+      queued_[item] = false;
+      if (item < nodes_.size()) {
+        if (!advance_node(item)) continue;
+        touch_node(item);
+        mark_arbiters(item);
+      } else {
+        const auto m = static_cast<std::uint32_t>(item - nodes_.size());
+        if (advance_message(m)) touch_message(m);
+      }
     }
-  }
+  } while (decide_grants());
   for (std::size_t n = 0; n < nodes_.size(); ++n)
     if (nodes_[n].walk.passed_all == never) stall();
   for (const MessageState& s : messages_)
@@ -101,16 +107,28 @@ void EventEngine::touch_node(std::size_t n) {
   for (const std::uint32_t m : nodes_[n].active) push(nodes_.size() + m);
 }
 
+// Whatever may wait on message m: the nodes on its route, the messages behind it on each link
+// of its route (credits), and the links its nodes may give next.
 void EventEngine::touch_message(std::uint32_t m) {
   const Message& msg = program_.messages[m];
   touch_node(msg.source);
   touch_node(msg.destination);
-  const LinkState& link = link_of(m);
-  for (std::size_t k = link.head; k < link.queue.size(); ++k)
-    if (!queued_[nodes_.size() + link.queue[k]]) {
-      queued_[nodes_.size() + link.queue[k]] = true;
-      work_.push_back(nodes_.size() + link.queue[k]);
-    }
+  touch_link(links_[first_link(m)]);
+  for (std::uint32_t h = 1; h < hop_count(m); ++h) {  // a word passing a node makes room for its receives too
+    const HopState& hop = hops_[messages_[m].through + h - 1];
+    touch_node(hop.link / direction_count);
+    touch_link(links_[hop.link]);
+  }
+  mark_route(m);
+}
+
+void EventEngine::touch_link(const LinkState& link) {
+  for (std::size_t k = link.head; k < link.queue.size(); ++k) {
+    const std::size_t item = nodes_.size() + message_of(link.queue[k]);
+    if (queued_[item]) continue;
+    queued_[item] = true;
+    work_.push_back(item);
+  }
 }
 
 void EventEngine::forget_active(std::size_t n, std::uint32_t m) {
@@ -139,8 +157,13 @@ void EventEngine::stall() const {
     const MessageState& s = messages_[m];
     if (s.complete()) continue;
     text += "\n  message " + std::to_string(m) + " (" + program_.describe(program_.messages[m].tag) + "): " +
-            std::to_string(s.sent) + " words left, " + std::to_string(s.taken) + " stored of " +
+            std::to_string(s.sent) + " words left its source, " + std::to_string(s.taken) + " stored of " +
             std::to_string(program_.messages[m].words) + (s.receive_posted ? "" : ", receive not posted");
+    for (std::uint32_t h = 1; h < hop_count(static_cast<std::uint32_t>(m)); ++h) {
+      const HopState& hop = hops_[s.through + h - 1];
+      text += "; " + std::to_string(hop.sent) + " left node " + program_.describe_node(hop.link / direction_count) +
+              (hop.granted_at == never ? " (waiting for its link)" : "");
+    }
     ++shown;
   }
   throw StallError(text);

@@ -8,9 +8,18 @@
 // moves its words until one waits on something not yet known. The result does not depend on
 // the order of the work list; a Program that cannot finish leaves work that never becomes
 // evaluable, which is reported as a stall.
+//
+// Messages of more than one hop pass through routers, whose links serve whole messages in the
+// order they asked (docs/timing-model.md, "Routers"). Who gets such a link next is decided only
+// when the work list has run dry: then every time still unknown depends on a link not yet
+// given, and lies after the earliest cycle at which a link may be given to a message known to
+// ask for it (event_router.cpp proves it). So the engine gives every link whose next grant falls
+// in that cycle, and carries on.
 
 #include <deque>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,8 +30,7 @@ namespace torus::event {
 class EventEngine {
  public:
   using DatapathFactory = std::function<std::unique_ptr<NodeDatapath>(std::size_t)>;
-  // Throws std::invalid_argument for a Program this engine cannot time exactly (a message of
-  // more than one hop) and StallError when the Program cannot finish.
+  // Throws StallError when the Program cannot finish.
   EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
               const DatapathFactory& make_datapath);
   void run();
@@ -41,7 +49,7 @@ class EventEngine {
   bool issue_whole(std::size_t n, const Task& task);
   void finish_compute(std::size_t n, const Task& task);
   void post_send(std::size_t n, std::uint32_t task, Cycle at);
-  bool sends_pending(const BufferTimes& buffer, std::uint32_t below_generation) const;
+  bool owes(const BufferTimes& buffer, std::uint32_t word, std::uint32_t below_generation) const;
   void classify_wait(NodeState& node, Cycle from, Cycle to);
   void classify_dependency(NodeState& node, Cycle from, Cycle to);
   void classify_busy(NodeState& node, Cycle cycle);
@@ -49,10 +57,41 @@ class EventEngine {
   bool advance_message(std::uint32_t m);
   bool leave_next(std::uint32_t m);
   bool store_next(std::uint32_t m);
+  bool link_slot(const LinkState& link, std::uint64_t index, Cycle earliest, Cycle& at) const;
+  void note_leave(LinkState& link, Cycle at) const;
+  void note_pop(LinkState& link, Cycle arrival, Cycle at, bool forwarded) const;
   void note_credits(const MessageState& s, LinkState& link) const;
   void release_history(MessageState& s, const LinkState& link) const;
   void trim_history(const MessageState& s, LinkState& link) const;
   bool release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const;
+  // Routers (event_router.cpp).
+  struct Ask {
+    Cycle asked = never, present = never;  // when it asked; from when it may be granted the link
+    unsigned rank = 0;                     // ties: own message 0, then 1 + input port
+  };
+  void plan_routes();
+  bool forward_next(std::uint32_t hop);
+  void start_asking(std::uint32_t m, std::uint16_t next_hop);
+  bool ask_of(std::uint32_t ref, Ask& ask) const;
+  void refresh(std::uint32_t arbiter);
+  bool decide_grants();
+  void grant(std::uint32_t arbiter, Cycle at);
+  void mark_arbiters(std::size_t node);
+  void mark_route(std::uint32_t m);
+  std::uint32_t message_of(std::uint32_t ref) const {
+    return ref < messages_.size() ? ref : hops_[ref - messages_.size()].message;
+  }
+  std::uint32_t hop_count(std::uint32_t m) const { return static_cast<std::uint32_t>(program_.messages[m].route.size()); }
+  // Link, first word's index on it, and words that left on it, of message m's last hop.
+  std::uint32_t last_link(std::uint32_t m) const {
+    return hop_count(m) == 1 ? first_link(m) : hops_[messages_[m].through + hop_count(m) - 2].link;
+  }
+  std::uint64_t last_base(std::uint32_t m) const {
+    return hop_count(m) == 1 ? messages_[m].link_base : hops_[messages_[m].through + hop_count(m) - 2].link_base;
+  }
+  std::uint32_t last_sent(std::uint32_t m) const {
+    return hop_count(m) == 1 ? messages_[m].sent : hops_[messages_[m].through + hop_count(m) - 2].sent;
+  }
   // Classes and records (event_records.cpp).
   void classify_waits(std::size_t n);
   std::vector<std::pair<Cycle, Cycle>> starved_cycles(const LinkState& link) const;
@@ -61,24 +100,31 @@ class EventEngine {
   // Work list.
   void touch_node(std::size_t n);
   void touch_message(std::uint32_t m);
+  void touch_link(const LinkState& link);
   void forget_active(std::size_t n, std::uint32_t m);
   [[noreturn]] void stall() const;
   [[noreturn]] void fail(std::size_t n, const std::string& what) const;
   std::uint32_t word_at(const MessageState& s, std::uint32_t k) const { return s.order ? (*s.order)[k] : k; }
-  LinkState& link_of(std::uint32_t m) {
+  std::uint32_t first_link(std::uint32_t m) const {
     const Message& msg = program_.messages[m];
-    return links_[msg.source * direction_count + static_cast<std::size_t>(msg.route.front())];
+    return static_cast<std::uint32_t>(msg.source * direction_count + static_cast<std::size_t>(msg.route.front()));
   }
 
   const Program& program_;
   Params params_;
   const RollPolicy& policy_;
   std::vector<MicroProgram> micro_;  // per kernel
+  // Per word order of a micro-program (micro_): each word's place in it.
+  std::map<const std::vector<std::uint32_t>*, std::vector<std::uint32_t>> positions_;
   FmaSchedules schedules_;
   std::vector<std::uint32_t> receive_task_of_;
   std::vector<NodeState> nodes_;
   std::vector<MessageState> messages_;
   std::vector<LinkState> links_;  // node * 6 + direction
+  std::vector<HopState> hops_;    // the hops after the first of messages routed through other nodes
+  std::vector<Arbiter> arbiters_;
+  std::set<std::pair<Cycle, std::uint32_t>> decisions_;  // arbiters by the cycle they may next grant
+  std::vector<std::uint32_t> dirty_;
   std::deque<std::size_t> work_;  // nodes: n; messages: node count + m
   std::vector<bool> queued_;
 };

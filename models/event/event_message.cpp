@@ -1,11 +1,12 @@
 // The event engine's messages (docs/timing-model.md, "Links"): word k of a message leaves at
 // the first cycle at which it is released by the send policy, the link is free (serialisation
-// at num/den words per cycle, whole messages in the order they were posted) and a credit is
-// held (the one freed when word k - B of the link was stored, returned `latency` later); it
-// arrives `latency` later and is stored at the first cycle from its arrival on at which its
-// receive is posted (from the cycle after the pointer passed it), its place owes nothing to an
-// earlier send (from the cycle after that send took the old word) and the words before it on
-// the link are stored.
+// at num/den words per cycle, whole messages in the order the link is given to them: a node's
+// own in the order they were posted, event_router.cpp when messages pass through) and a credit
+// is held (the one freed when word k - B of the link was taken at its far end, returned
+// `latency` later); it arrives `latency` later and is stored at the first cycle from its
+// arrival on at which its receive is posted (from the cycle after the pointer passed it), its
+// place owes nothing to an earlier send (from the cycle after that send took the old word)
+// and the words before it on the link are taken. Hops after the first: event_router.cpp.
 
 #include <algorithm>
 
@@ -16,11 +17,51 @@ namespace torus::event {
 bool EventEngine::advance_message(std::uint32_t m) {
   bool progress = false;
   for (;;) {
-    const bool moved = leave_next(m);
+    bool moved = leave_next(m);
+    for (std::uint32_t h = 1; h < hop_count(m); ++h) moved = forward_next(messages_[m].through + h - 1) || moved;
     const bool stored = store_next(m);
     if (!moved && !stored) return progress;
     progress = true;
   }
+}
+
+// The first cycle from `earliest` on at which word `index` of the link may leave: the link is
+// free (the words before it, num/den words per cycle) and holds a credit (the one word index - B
+// returned `latency` after it was taken). False while that credit's return is not known.
+bool EventEngine::link_slot(const LinkState& link, std::uint64_t index, Cycle earliest, Cycle& at) const {
+  const std::uint64_t credits = params_.buffer_words;
+  if (index >= credits) {
+    if (link.pops.count() <= index - credits) return false;
+    earliest = std::max(earliest, link.pops[index - credits] + params_.link_latency);
+  }
+  const auto num = static_cast<std::int64_t>(params_.rate.num);
+  at = std::max({earliest, link.last_leave, static_cast<Cycle>(link.next_free_tick / num)});
+  return true;
+}
+
+// A word leaves on the link at `at`.
+void EventEngine::note_leave(LinkState& link, Cycle at) const {
+  const auto num = static_cast<std::int64_t>(params_.rate.num), den = static_cast<std::int64_t>(params_.rate.den);
+  link.next_free_tick = std::max(link.next_free_tick, static_cast<std::int64_t>(at) * num) + den;
+  link.leaves.kept.push_back(at);
+  link.last_leave = at;
+  ++link.stats.words;
+  if (link.last_active != at) {
+    ++link.stats.active_cycles;
+    link.last_active = at;
+  }
+}
+
+// The link's next word, arrived at `arrival`, is taken out of its receive buffer at `at`: stored
+// by a receive, or `forwarded` on the next link of its route. The most words it held at once
+// were there when a word arrived: the ones arrived by then and not taken before.
+void EventEngine::note_pop(LinkState& link, Cycle arrival, Cycle at, bool forwarded) const {
+  const std::uint64_t index = link.pops.count();
+  link.pops.kept.push_back(at);
+  link.last_pop = at;
+  link.last_pop_forwarded = forwarded;
+  while (link.occupancy_front < index && link.pops[link.occupancy_front] < arrival) ++link.occupancy_front;
+  link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, index + 1 - link.occupancy_front);
 }
 
 // When the send policy lets `word` leave, if that is known yet.
@@ -42,18 +83,18 @@ bool EventEngine::release_of(const MessageState& s, std::size_t source, std::uin
   return false;
 }
 
-// Moves as many words of the message onto its link as have known leaving cycles.
+// Moves as many words of the message onto the link of its first hop as have known leaving
+// cycles (once it holds the link: it is the first of the link's queue not yet gone).
 bool EventEngine::leave_next(std::uint32_t m) {
   MessageState& s = messages_[m];
   if (!s.posted || s.sent == s.words) return false;
-  LinkState& link = link_of(m);
-  if (link.queue[link.head] != m) return false;  // an earlier message still holds the link
+  LinkState& link = links_[first_link(m)];
+  if (link.head == link.queue.size() || link.queue[link.head] != m) return false;  // it does not hold the link
   const std::size_t source = program_.messages[m].source;
   NodeState& node = nodes_[source];
   BufferTimes& buffer = node.buffers[s.buffer];
-  const auto num = static_cast<std::int64_t>(params_.rate.num), den = static_cast<std::int64_t>(params_.rate.den);
-  const std::uint64_t credits = params_.buffer_words;
-  const Cycle d = params_.link_latency;
+  const Cycle d = params_.link_latency, granted = s.granted_at == never ? 0 : s.granted_at;
+  const bool one_hop = hop_count(m) == 1;
   StepRecord& step = node.steps[s.step];
   const std::uint32_t first = s.sent;
   while (s.sent < s.words) {
@@ -63,36 +104,24 @@ bool EventEngine::leave_next(std::uint32_t m) {
     if (k == 0 && buffer.tag != program_.messages[m].tag)  // the block it leaves with must be the one it carries
       fail(source, "message " + std::to_string(m) + " should carry " + program_.describe(program_.messages[m].tag) + " but " +
                        program_.describe(buffer.tag) + " is sent");
-    const std::uint64_t index = s.link_base + k;
-    Cycle credit = 0;
-    if (index >= credits) {
-      if (link.pops.count() <= index - credits) break;  // the credit it needs is not known to be back yet
-      credit = link.pops[index - credits] + d;
-    }
-    Cycle at = std::max({release, s.posted_at, link.last_leave, credit});
-    at = std::max<Cycle>(at, static_cast<Cycle>(link.next_free_tick / num));
-    link.next_free_tick = std::max(link.next_free_tick, static_cast<std::int64_t>(at) * num) + den;
+    Cycle at = 0;
+    if (!link_slot(link, s.link_base + k, std::max({release, s.posted_at, granted}), at)) break;
+    note_leave(link, at);
     s.release_at[k] = release;
     s.leave[k] = at;
-    s.arrival[k] = at + d;
+    if (one_hop) s.arrival[k] = at + d;
     s.payload[k] = node.datapath->read(s.buffer, word);
-    link.leaves.kept.push_back(at);
-    link.last_leave = at;
-    if (link.last_active != at) {
-      ++link.stats.active_cycles;
-      link.last_active = at;
-    }
     buffer.left[word] = buffer.left[word] == never ? at : std::max(buffer.left[word], at);
-    if (step.first_send == never) step.first_send = at;
+    step.first_send = std::min(step.first_send, at);  // the step's sends may leave on several links, in any order
     if (!node.trace.empty()) node.trace[s.send_task].note(at);
     ++s.sent;
   }
   const std::uint32_t moved = s.sent - first;
   if (moved == 0) return false;
+  if (first == 0 && !one_hop) start_asking(m, 1);
   const Cycle last = s.leave[s.sent - 1];
-  link.stats.words += moved;
   buffer.busy_until = buffer.busy_until == never ? last : std::max(buffer.busy_until, last);
-  step.last_send = last;
+  step.last_send = step.last_send == never ? last : std::max(step.last_send, last);
   step.words_sent += moved;
   node.last_leave = std::max(node.last_leave, last);
   if (s.sent == s.words) {
@@ -144,25 +173,27 @@ void EventEngine::trim_history(const MessageState& s, LinkState& link) const {
   link.history_from = s.last_leave;
 }
 
-// Stores as many arrived words of the message as have known storing cycles.
+// Stores as many arrived words of the message as have known storing cycles. A word behind one
+// that left in a send phase (passing through) is taken in the next cycle's receive phase.
 bool EventEngine::store_next(std::uint32_t m) {
   MessageState& s = messages_[m];
-  if (!s.receive_posted || s.taken >= s.sent) return false;
-  LinkState& link = link_of(m);
-  if (link.pops.count() != s.link_base + s.taken) return false;  // a word ahead of it on the link is not stored yet
+  const std::uint32_t arrived = last_sent(m);
+  if (!s.receive_posted || s.taken >= arrived) return false;
+  LinkState& link = links_[last_link(m)];
+  if (link.pops.count() != last_base(m) + s.taken) return false;  // a word ahead of it on the link is still there
   const std::size_t destination = program_.messages[m].destination;
   NodeState& node = nodes_[destination];
   BufferTimes* buffer = s.into == no_buffer ? nullptr : &node.buffers[s.into];
-  if (buffer && sends_pending(*buffer, s.into_generation)) return false;  // its places still owe words to a send
-  if (buffer && s.taken == 0) buffer->tag = program_.messages[m].tag;
-  if (buffer) buffer->schedule = FmaSchedules::none;
   const std::uint32_t first = s.taken;
-  Cycle at = link.last_pop;
-  while (s.taken < s.sent) {
+  Cycle at = link.last_pop + (link.last_pop_forwarded ? 1 : 0);
+  while (s.taken < arrived) {
     const std::uint32_t word = word_at(s, s.taken);
+    if (buffer && owes(*buffer, word, s.into_generation)) break;  // its place still owes a word to a send
     const Cycle arrival = s.arrival[s.taken];
     at = std::max({at, arrival, s.receive_posted_at + 1});
     if (buffer) {
+      if (s.taken == 0) buffer->tag = program_.messages[m].tag;
+      buffer->schedule = FmaSchedules::none;
       if (buffer->left[word] != never) at = std::max(at, buffer->left[word] + 1);
       node.datapath->write(s.into, word, s.payload[s.taken]);
       buffer->generation[word] = s.into_generation;
@@ -170,11 +201,7 @@ bool EventEngine::store_next(std::uint32_t m) {
       buffer->since[word] = at;
       if (params_.split) buffer->component_ready[2 * word] = buffer->component_ready[2 * word + 1] = at;
     }
-    const std::uint64_t index = link.pops.count();
-    link.pops.kept.push_back(at);
-    link.last_pop = at;
-    while (link.occupancy_front < index && link.pops[link.occupancy_front] < arrival) ++link.occupancy_front;
-    link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, index + 1 - link.occupancy_front);
+    note_pop(link, arrival, at, false);
     if (!node.trace.empty()) node.trace[s.receive_task].note(at);
     ++s.taken;
   }

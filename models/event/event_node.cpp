@@ -45,11 +45,13 @@ bool EventEngine::advance_node(std::size_t n) {
   return progress;
 }
 
-// Whether a send posted from `buffer` of a generation below `below_generation` still has words
-// to send (their leaving cycles are not known yet).
-bool EventEngine::sends_pending(const BufferTimes& buffer, std::uint32_t below_generation) const {
-  for (const std::uint32_t m : buffer.active_sends)
-    if (messages_[m].generation < below_generation) return true;
+// Whether a send posted from `buffer` of a generation below `below_generation` has yet to take
+// `word` (its leaving cycle is not known yet).
+bool EventEngine::owes(const BufferTimes& buffer, std::uint32_t word, std::uint32_t below_generation) const {
+  for (const std::uint32_t m : buffer.active_sends) {
+    const MessageState& s = messages_[m];
+    if (s.generation < below_generation && (s.position ? (*s.position)[word] : word) >= s.sent) return true;
+  }
   return false;
 }
 
@@ -259,6 +261,7 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
     if (s.release == SendRelease::WordFinal) s.order = &micro.accumulator_final_order;
     else if (s.release == SendRelease::WordPresent && t.buffer == c.operand) s.order = &micro.operand_first_use;
     else if (s.release == SendRelease::WordPresent && t.buffer == c.coefficient) s.order = &micro.coefficient_first_use;
+    if (s.order) s.position = &positions_.at(s.order);
   } else {
     s.release = policy_.release(role);
   }
@@ -274,9 +277,14 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   s.payload.assign(s.words, {});
   const auto d = static_cast<std::size_t>(m.route.front());
   LinkState& link = links_[n * direction_count + d];
-  s.link_base = link.words_posted;
-  link.words_posted += s.words;
-  link.queue.push_back(t.message);
+  if (link.arbiter == no_arbiter) {  // nothing else asks for the link: it serves the node's messages as posted
+    s.link_base = link.words_posted;
+    link.words_posted += s.words;
+    link.queue.push_back(t.message);
+  } else {
+    arbiters_[link.arbiter].own.push_back(t.message);
+    mark_arbiters(n);
+  }
   node.buffers[t.buffer].active_sends.push_back(t.message);
   node.active.push_back(t.message);
   node.sends_by_direction[d].push_back(t.message);

@@ -65,13 +65,16 @@ struct BufferTimes {
 };
 
 struct MessageState {
-  // Sender: posted on the port of its (only) hop.
+  // Sender: posted on the port of its first hop.
   bool posted = false;
   Cycle posted_at = never;
+  Cycle granted_at = never;      // when it got a link that messages passing through also ask for
+  std::uint32_t through = ~std::uint32_t{0};  // its second hop in EventEngine::hops_ (more follow in order), if any
   std::uint32_t buffer = no_buffer, generation = 0;
   std::uint32_t compute = no_task;  // index of the compute it follows in the sender's compute list
   SendRelease release = SendRelease::ComputeDone;
-  const std::vector<std::uint32_t>* order = nullptr;  // word order; nullptr: 0, 1, 2, ...
+  const std::vector<std::uint32_t>* order = nullptr;     // word order; nullptr: 0, 1, 2, ...
+  const std::vector<std::uint32_t>* position = nullptr;  // each word's place in `order`
   std::uint64_t link_base = 0;   // index of its first word among all words of its link
   std::uint32_t sent = 0;        // words whose leaving cycle is known
   std::uint32_t step = 0;        // the send's global step label
@@ -83,12 +86,40 @@ struct MessageState {
   std::uint32_t taken = 0;       // words whose storing cycle is known
   Cycle last_store = never;      // when the last word was stored
   Cycle last_leave = never;      // when the last word left
-  // Per word in sending order; released once the message is complete unless its link has run
-  // out of credit by then (only then can the classes of a node's waits need them).
+  // Per word in sending order: released, left its source, arrived at its destination. The first
+  // two are dropped once the message is complete unless its link has run out of credit by then
+  // (only then can the classes of a node's waits need them) or it takes more than one hop.
   std::vector<Cycle> release_at, leave, arrival;
   std::vector<std::complex<double>> payload;
   std::uint32_t words = 0;
   bool complete() const { return taken == words && sent == words; }
+};
+
+inline constexpr std::uint32_t no_arbiter = ~std::uint32_t{0};
+
+// A hop after the first of a message routed through other nodes (docs/timing-model.md,
+// "Routers"): it leaves node `link / 6` on that node's link in direction `link % 6`.
+struct HopState {
+  std::uint32_t message = 0;
+  std::uint32_t link = 0;
+  std::uint16_t hop = 1;
+  std::uint8_t port = 0;          // the input port its words arrive on: where ties are broken
+  Cycle granted_at = never;       // when it got the link
+  std::uint64_t link_base = 0;    // index of its first word among all words of the link
+  std::uint32_t sent = 0;         // words whose leaving cycle is known
+  std::vector<Cycle> leave;
+};
+
+// A link that messages passing through ask for: who may ask. Its own node's messages take it
+// in the order they were posted; a passing message joins `asking` once its first word has left
+// the node before.
+struct Arbiter {
+  std::uint32_t link = 0;
+  std::vector<std::uint32_t> own;     // messages posted on it, in order
+  std::size_t own_next = 0;           // the first of them not yet granted the link
+  std::vector<std::uint32_t> asking;  // hops (EventEngine::hops_) not yet granted the link
+  Cycle key = never;                  // its entry in EventEngine::decisions_, never: none
+  bool dirty = false;                 // what it knows may have changed since it was keyed
 };
 
 // The times of a link's words in order, of which only the recent ones are kept: the first
@@ -111,14 +142,21 @@ struct LinkState {
   Cycle last_active = never;
   LinkRecord stats;
   std::uint64_t words_posted = 0;
-  std::vector<std::uint32_t> queue;  // messages in the order they were posted
+  // Who takes it, in order: message m (its first hop) or message count + h (hop h of hops_). An
+  // arbitrated link lists them as it grants them; any other one its node's own messages as they
+  // are posted.
+  std::vector<std::uint32_t> queue;
   std::size_t head = 0;              // the first whose words have not all left
-  History leaves, pops;              // per word of the link, in order: left, stored
+  std::uint32_t arbiter = no_arbiter;  // in EventEngine::arbiters_, if messages pass through it
+  History leaves, pops;              // per word of the link, in order: left, taken at its far end
   Cycle last_pop = 0;
+  bool last_pop_forwarded = false;   // the last word taken left on another link (send phase)
   Cycle history_from = 0;            // the words dropped from the histories all left and returned by then
   std::uint64_t occupancy_front = 0; // for the peak: first word not yet popped before the newest arrival
   std::uint64_t returned = 0;        // words whose credit is back by the last checked leave
-  Cycle starved_from = never;        // first cycle after whose send phase it held no credit
+  // The first cycle after whose send phase it held no credit; set to 0 up front for the links of
+  // messages of more than one hop, whose histories are all kept and read at the end.
+  Cycle starved_from = never;
 };
 
 // Where a node's walk through its task list stands.

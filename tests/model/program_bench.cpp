@@ -14,10 +14,12 @@ nlohmann::json time_program(const Program& program, const Machine& machine) {
 
 namespace {
 
+// Every value 1: the input tensor and, for Programs that load coefficient blocks, the matrices.
 HostData<double> ones(const Program& program) {
   const std::size_t b = program.block_size;
   const std::size_t n = b * static_cast<std::size_t>(std::max({program.shape.p1, program.shape.p2, program.shape.p3}));
-  return HostData<double>{Tensor3<double>(n, n, n, 1.0), {}, b};
+  const Matrix<double> matrix = Matrix<double>::Ones(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+  return HostData<double>{Tensor3<double>(n, n, n, 1.0), {{matrix, matrix, matrix}}, b};
 }
 
 template <class Spans>

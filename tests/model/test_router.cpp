@@ -27,18 +27,20 @@ Span sent(const nlohmann::json& run, const Program& p, std::uint32_t m) { return
 
 // The run timed by both engines, each completed; their records must be equal.
 std::vector<std::pair<std::string, nlohmann::json>> both_engines(const Program& p, const Machine& machine) {
-  std::vector<std::pair<std::string, nlohmann::json>> runs{{"systemc", time_program(p, machine)}};
+  std::vector<std::pair<std::string, nlohmann::json>> runs{{"systemc", time_program(p, machine)},
+                                                          {"event", time_program_event(p, machine)}};
   for (const auto& [engine, run] : runs) {
     INFO(engine);
     REQUIRE(run["completed"] == true);
   }
-
+  const nlohmann::json reference = engine_records(p, machine, "systemc");
+  CHECK(engine_records(p, machine, "event") == reference);
   return runs;
 }
 
 // Words the link of `node` in direction `d` carried.
 std::uint64_t link_words(const Program& p, const Machine& machine, std::size_t node, Direction d) {
-  return engine_records(p, machine, "systemc")["records"]["links"][node * direction_count + static_cast<std::size_t>(d)][0];
+  return engine_records(p, machine, "event")["records"]["links"][node * direction_count + static_cast<std::size_t>(d)][0];
 }
 
 }  // namespace
@@ -190,13 +192,14 @@ TEST_CASE("a wormhole deadlock: both engines report the stall, neither hangs", "
   }
   Machine tight;
   tight.link_buffer_words = 8;
-  for (const char* engine : {"systemc"}) {
+  for (const char* engine : {"systemc", "event"}) {
     INFO(engine);
     const nlohmann::json run = engine_records(p, tight, engine);
     CHECK(run["completed"] == false);
     CHECK_FALSE(run["stall"].get<std::string>().empty());
   }
   CHECK(time_program(p, tight)["completed"] == false);
+  CHECK(time_program_event(p, tight)["completed"] == false);
 }
 
 TEST_CASE("a Program that deadlocks on the machine: the watchdog names the cycle of waits", "[model][watchdog]") {

@@ -1,0 +1,382 @@
+#include "tests/model/random_programs.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <random>
+#include <sstream>
+
+#include "sim/program_verifier.hpp"
+
+namespace torus::bench {
+namespace {
+
+// Per node: the coefficient block loaded at the start, tensor blocks, coefficient blocks.
+constexpr std::uint32_t coefficient = 0, first_block = 1, blocks = 6, first_matrix = first_block + blocks, matrices = 3;
+constexpr std::uint32_t buffer_count = first_matrix + matrices;
+constexpr std::uint16_t tensor_kind = 0, matrix_kind = 2;
+
+class Generator {
+ public:
+  explicit Generator(std::uint64_t seed) : rng_(seed) {}
+
+  int pick(int low, int high) { return std::uniform_int_distribution<int>(low, high)(rng_); }
+  bool chance(int percent) { return pick(1, 100) <= percent; }
+  template <class T>
+  const T& choose(const std::vector<T>& values) {
+    return values[static_cast<std::size_t>(pick(0, static_cast<int>(values.size()) - 1))];
+  }
+
+  // 4 to 12 nodes, some pair of them at least two hops apart.
+  TorusShape shape() {
+    for (;;) {
+      const TorusShape s{pick(1, 4), pick(1, 4), pick(1, 3), chance(25) ? Topology::Mesh : Topology::Torus};
+      int farthest = 0;
+      for (const Axis axis : {Axis::Q, Axis::R, Axis::S})
+        farthest += s.topology == Topology::Mesh ? s.extent(axis) - 1 : s.extent(axis) / 2;
+      if (s.node_count() >= 4 && s.node_count() <= 12 && farthest >= 2) return s;
+    }
+  }
+
+  // Dimension order: Q, then R, then S, each the shortest way round (either way on a tie).
+  std::vector<Direction> route(const TorusShape& shape, std::size_t from, std::size_t to) {
+    const NodeCoord a = shape.coord_of(from), b = shape.coord_of(to);
+    std::vector<Direction> hops;
+    const std::array<std::pair<Direction, Direction>, 3> axes{
+        {{Direction::PlusQ, Direction::MinusQ}, {Direction::PlusR, Direction::MinusR}, {Direction::PlusS, Direction::MinusS}}};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const Axis axis = static_cast<Axis>(i);
+      const int extent = shape.extent(axis), delta = b[axis] - a[axis];
+      int ahead = ((delta % extent) + extent) % extent, back = (extent - ahead) % extent;
+      if (shape.topology == Topology::Mesh) ahead = std::max(delta, 0), back = std::max(-delta, 0);
+      const bool forward = ahead != 0 && (back == 0 || ahead < back || (ahead == back && chance(50)));
+      hops.insert(hops.end(), static_cast<std::size_t>(forward ? ahead : back), forward ? axes[i].first : axes[i].second);
+    }
+    return hops;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// What a node's buffer holds at the current point of its task list.
+struct Held {
+  DataTag tag;
+  bool written = false;    // loaded, computed or received
+  bool arriving = false;   // received, and not read or sent since: it may not be replaced yet
+  bool used = false;       // taken in the current phase
+};
+
+// One node's tasks of one phase, built apart and put together in the order the case chose.
+struct PhaseTasks {
+  std::vector<Task> receives, sends, computes;
+};
+
+class CaseBuilder {
+ public:
+  explicit CaseBuilder(std::uint64_t seed) : g_(seed) {}
+
+  Program program() {
+    const auto b = static_cast<std::size_t>(g_.choose(std::vector<int>{1, 2, 2, 3}));
+    Program p = empty_program(g_.shape(), b, 0);
+    p.tag_kinds.push_back({"C", 2});
+    p.host_arrays.push_back({"C1", true, 1, 0});
+    const auto cube = static_cast<std::uint32_t>(b * b * b), square = static_cast<std::uint32_t>(b * b);
+    for (NodeProgram& node : p.nodes)
+      for (std::uint32_t buffer = 0; buffer < buffer_count; ++buffer)
+        node.buffers.push_back({buffer == coefficient || buffer >= first_matrix ? square : cube, 0});
+    held_.assign(p.node_count(), std::vector<Held>(buffer_count));
+    for (std::size_t n = 0; n < p.node_count(); ++n) {
+      Task l = make_task(TaskKind::Load, {});
+      l.buffer = coefficient;
+      l.tag = tag(matrix_kind, 0);
+      l.source = {1, {0, 0, 0}};
+      p.nodes[n].tasks.push_back(l);
+      held_[n][coefficient] = {l.tag, true, false, false};
+    }
+    const int phases = g_.pick(1, 3);
+    p.stages = {{0, 1, 1, "random", static_cast<std::uint32_t>(phases)}};
+    for (int k = 0; k < phases; ++k) phase(p, static_cast<std::uint32_t>(k));
+    return p;
+  }
+
+  void machine(Machine& m) {
+    m.link_latency = static_cast<Cycle>(g_.choose(std::vector<int>{1, 1, 2, 3, 5, 8}));
+    m.link_rate = g_.choose(std::vector<Rational>{{1, 1}, {2, 1}, {1, 2}, {2, 3}, {1, 8}, {3, 2}});
+    m.link_buffer_words = static_cast<std::uint64_t>(g_.choose(std::vector<int>{1, 2, 3, 4, 8, 64}));
+    m.fma_latency = static_cast<Cycle>(g_.pick(1, 4));
+    m.fma_per_cycle = static_cast<unsigned>(g_.pick(1, 2));
+    m.policy = g_.chance(50) ? "after_compute" : "overlapped";
+    m.micro_schedule = g_.chance(70) ? "interleaved" : "chained";
+    m.fast_forward = g_.chance(70) ? "on" : "off";
+  }
+
+ private:
+  Task labelled(Task task) const {
+    task.label.step = task.label.global_step = phase_;
+    return task;
+  }
+  DataTag fresh() { return tag(tensor_kind, ++tags_); }
+
+  // A buffer of `node` among [first, first + count) free in this phase and free to replace.
+  std::uint32_t free_buffer(std::size_t node, std::uint32_t first, std::uint32_t count) {
+    std::vector<std::uint32_t> free;
+    for (std::uint32_t w = first; w < first + count; ++w)
+      if (!held_[node][w].used && !held_[node][w].arriving) free.push_back(w);
+    if (free.empty()) return no_buffer;
+    const std::uint32_t w = g_.choose(free);
+    held_[node][w].used = true;
+    return w;
+  }
+  // A buffer of `node` among [first, first + count) holding a block, not used in this phase.
+  std::uint32_t held_buffer(std::size_t node, std::uint32_t first, std::uint32_t count) {
+    std::vector<std::uint32_t> held;
+    for (std::uint32_t w = first; w < first + count; ++w)
+      if (!held_[node][w].used && held_[node][w].written) held.push_back(w);
+    if (held.empty()) return no_buffer;
+    const std::uint32_t w = g_.choose(held);
+    held_[node][w].used = true;
+    return w;
+  }
+
+  Task load_task(std::size_t node, std::uint32_t w) {
+    Task l = make_task(TaskKind::Load, {});
+    l.buffer = w;
+    l.tag = fresh();
+    l.source = {0, {0, 0, 0}};
+    held_[node][w] = {l.tag, true, false, true};
+    return labelled(l);
+  }
+
+  // acc = op x coef (acc zeroed first); reading op and coef ends their wait for arriving words.
+  Task compute_task(std::size_t node, std::uint32_t acc, std::uint32_t op, std::uint32_t coef) {
+    Task t = make_task(TaskKind::Compute, {});
+    t.buffer = acc;
+    t.operand = op;
+    t.coefficient = coef;
+    t.zero_accumulator = true;
+    t.tag = fresh();
+    t.operand_tag = held_[node][op].tag;
+    t.coefficient_tag = held_[node][coef].tag;
+    held_[node][acc] = {t.tag, true, false, true};
+    held_[node][op].arriving = held_[node][coef].arriving = false;
+    return labelled(t);
+  }
+
+  void phase(Program& p, std::uint32_t k) {
+    phase_ = k;
+    for (auto& node : held_)
+      for (Held& h : node) h.used = false;
+    std::vector<PhaseTasks> tasks(p.node_count());
+    std::vector<int> receiving(p.node_count(), 0);
+    for (std::size_t n = 0; n < p.node_count(); ++n) {
+      const int sends = g_.choose(std::vector<int>{0, 1, 1, 2, 2});
+      for (int i = 0; i < sends; ++i) send_group(p, n, receiving, tasks);
+    }
+    for (std::size_t n = 0; n < p.node_count(); ++n) {
+      PhaseTasks& t = tasks[n];
+      if (g_.chance(25)) std::swap(t.receives, t.sends);  // receives posted only after the sends
+      for (const auto* part : {&t.receives, &t.sends, &t.computes})
+        p.nodes[n].tasks.insert(p.nodes[n].tasks.end(), part->begin(), part->end());
+    }
+  }
+
+  // One message from node n, with the loads and compute it needs, and its receive.
+  void send_group(Program& p, std::size_t n, std::vector<int>& receiving, std::vector<PhaseTasks>& tasks) {
+    std::vector<std::size_t> targets;
+    for (std::size_t t = 0; t < p.node_count(); ++t)
+      if (t != n && receiving[t] < 3) targets.push_back(t);
+    if (targets.empty()) return;
+    const std::size_t to = g_.choose(targets);
+    std::vector<Task>& mine = tasks[n].sends;
+    std::uint32_t sent = no_buffer;
+    switch (g_.pick(0, 3)) {
+      case 0: {  // a loaded block
+        sent = free_buffer(n, first_block, blocks);
+        if (sent != no_buffer) mine.push_back(load_task(n, sent));
+        break;
+      }
+      case 1: {  // a compute's accumulator, operand or coefficient, sent as the compute runs
+        const std::uint32_t op = free_buffer(n, first_block, blocks), acc = free_buffer(n, first_block, blocks);
+        if (acc == no_buffer) break;
+        const std::uint32_t held = held_buffer(n, first_matrix, matrices), coef = held == no_buffer ? coefficient : held;
+        mine.push_back(load_task(n, op));
+        mine.push_back(compute_task(n, acc, op, coef));
+        sent = g_.choose(std::vector<std::uint32_t>{acc, acc, op, coef});
+        break;
+      }
+      case 2:  // a block it holds: loaded, computed or received earlier
+        sent = held_buffer(n, first_block, blocks);
+        break;
+      default:  // a coefficient block: its own or one it received
+        sent = g_.chance(50) ? coefficient : held_buffer(n, first_matrix, matrices);
+        break;
+    }
+    if (sent == no_buffer) return;
+    message_of(p, n, to, sent, tasks);
+    ++receiving[to];
+  }
+
+  void message_of(Program& p, std::size_t from, std::size_t to, std::uint32_t w, std::vector<PhaseTasks>& tasks) {
+    const bool matrix = w == coefficient || w >= first_matrix;
+    const std::uint32_t into = matrix ? free_buffer(to, first_matrix, matrices) : free_buffer(to, first_block, blocks);
+    if (into == no_buffer) return;
+    const auto id = static_cast<std::uint32_t>(p.messages.size());
+    p.messages.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), g_.route(p.shape, from, to),
+                          p.nodes[from].buffers[w].words, held_[from][w].tag});
+    held_[from][w].arriving = false;  // sending it waits for whatever still arrives
+    Task send = make_task(TaskKind::Send, {});
+    send.buffer = w;
+    send.message = id;
+    tasks[from].sends.push_back(labelled(send));
+    Task receive = make_task(TaskKind::Receive, {});
+    receive.buffer = into;
+    receive.message = id;
+    tasks[to].receives.push_back(labelled(receive));
+    held_[to][into] = {held_[from][w].tag, true, true, true};
+    if (!g_.chance(50)) return;  // half the blocks received are computed with in the same phase
+    const std::uint32_t acc = free_buffer(to, first_block, blocks);
+    if (acc == no_buffer) return;
+    if (!matrix) {
+      tasks[to].computes.push_back(compute_task(to, acc, into, coefficient));
+      return;
+    }
+    const std::uint32_t op = free_buffer(to, first_block, blocks);
+    if (op == no_buffer) return;
+    tasks[to].computes.push_back(load_task(to, op));
+    tasks[to].computes.push_back(compute_task(to, acc, op, into));
+  }
+
+  Generator g_;
+  std::vector<std::vector<Held>> held_;  // per node and buffer
+  std::uint32_t phase_ = 0;
+  int tags_ = 0;
+};
+
+// Node `node`'s task list of a symmetric case; `message(i)` is the message it sends along route
+// i, `received(i)` the one it receives by route i.
+using MessageOf = std::function<std::uint32_t(std::uint32_t)>;
+void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std::vector<bool>& computed, const MessageOf& message,
+                     const MessageOf& received) {
+  const DataTag block = tag(tensor_kind, 0), matrix = tag(matrix_kind, 0);
+  auto& tasks = p.nodes[node].tasks;
+  Task l = make_task(TaskKind::Load, {});
+  l.buffer = coefficient;
+  l.tag = matrix;
+  l.source = {1, {0, 0, 0}};
+  tasks.push_back(l);
+  const auto compute = [&](std::uint32_t acc, std::uint32_t op) {
+    Task t = make_task(TaskKind::Compute, {});
+    t.buffer = acc;
+    t.operand = op;
+    t.coefficient = coefficient;
+    t.zero_accumulator = true;
+    t.tag = t.operand_tag = block;
+    t.coefficient_tag = matrix;
+    tasks.push_back(t);
+  };
+  for (std::uint32_t i = 0; i < routes; ++i) {
+    Task r = make_task(TaskKind::Receive, {});
+    r.buffer = first_block + 2 + i;
+    r.message = received(i);
+    tasks.push_back(r);
+  }
+  for (std::uint32_t i = 0; i < routes; ++i) {
+    Task load = make_task(TaskKind::Load, {});
+    load.buffer = first_block;
+    load.tag = block;
+    load.source = {0, {0, 0, 0}};
+    tasks.push_back(load);
+    if (computed[i]) compute(first_block + 1, first_block);
+    Task send = make_task(TaskKind::Send, {});
+    send.buffer = computed[i] ? first_block + 1 : first_block;
+    send.message = message(i);
+    tasks.push_back(send);
+  }
+  for (std::uint32_t i = 0; i < routes; ++i) compute(first_matrix, first_block + 2 + i);
+}
+
+}  // namespace
+
+SymmetricCase symmetric_case(std::uint64_t seed) {
+  Generator g(seed);
+  SymmetricCase c;
+  const TorusShape shape{g.pick(2, 4), g.pick(1, 4), g.pick(1, 2), Topology::Torus};
+  const auto b = static_cast<std::size_t>(g.pick(1, 2));
+  const auto routes = static_cast<std::size_t>(g.pick(1, 3));
+  std::vector<std::vector<Direction>> route(routes);
+  std::vector<bool> computed(routes);
+  for (std::size_t i = 0; i < routes; ++i) {
+    do route[i] = g.route(shape, 0, static_cast<std::size_t>(g.pick(1, static_cast<int>(shape.node_count()) - 1)));
+    while (route[i].empty());
+    computed[i] = g.chance(50);
+  }
+  for (Program* p : {&c.whole, &c.quotient}) {
+    *p = empty_program(shape, b, 0);
+    p->tag_kinds.push_back({"C", 2});
+    p->host_arrays.push_back({"C1", true, 1, 0});
+    p->nodes.resize(p == &c.quotient ? 1 : shape.node_count());
+    for (NodeProgram& node : p->nodes) {
+      node.buffers.clear();
+      for (std::uint32_t buffer = 0; buffer < first_matrix + 1; ++buffer)
+        node.buffers.push_back({static_cast<std::uint32_t>(buffer == coefficient ? b * b : b * b * b), 0});
+    }
+  }
+  const auto words = static_cast<std::uint32_t>(b * b * b);
+  c.quotient.translation_quotient = true;
+  for (std::size_t i = 0; i < routes; ++i) c.quotient.messages.push_back({0, 0, route[i], words, tag(tensor_kind, 0)});
+  const auto own = [](std::uint32_t i) { return i; };
+  symmetric_tasks(c.quotient, 0, routes, computed, own, own);
+  // The whole Program: node n sends message n * routes + i along route i and receives the one
+  // the node `route i` behind it sent.
+  const auto walk = [&](std::size_t from, const std::vector<Direction>& hops, bool back) {
+    NodeCoord at = shape.coord_of(from);
+    for (const Direction d : hops) at = *shape.neighbour(at, back ? opposite(d) : d);
+    return shape.index_of(at);
+  };
+  for (std::size_t n = 0; n < shape.node_count(); ++n)
+    for (std::size_t i = 0; i < routes; ++i)
+      c.whole.messages.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(walk(n, route[i], false)), route[i], words,
+                                  tag(tensor_kind, 0)});
+  for (std::size_t n = 0; n < shape.node_count(); ++n)
+    symmetric_tasks(
+        c.whole, n, routes, computed, [&](std::uint32_t i) { return static_cast<std::uint32_t>(n * routes + i); },
+        [&](std::uint32_t i) { return static_cast<std::uint32_t>(walk(n, route[i], true) * routes + i); });
+  CaseBuilder(seed).machine(c.machine);
+  std::ostringstream text;
+  text << "symmetric seed " << seed << ": " << shape.p1 << "x" << shape.p2 << "x" << shape.p3 << " torus, b " << b << ", routes";
+  for (const auto& r : route) {
+    text << " ";
+    for (const Direction d : r) text << to_string(d);
+  }
+  text << "; link latency " << c.machine.link_latency << ", " << c.machine.link_rate.num << "/" << c.machine.link_rate.den
+       << " words per cycle, buffers " << c.machine.link_buffer_words << ", " << c.machine.policy;
+  c.summary = text.str();
+  return c;
+}
+
+RandomCase random_case(std::uint64_t seed) {
+  // Drawn again (from the next seeds of a sequence of its own) until the generic verifier finds
+  // nothing wrong: whatever either engine does with an illegal Program means nothing.
+  for (std::uint64_t attempt = 0;; ++attempt) {
+    CaseBuilder builder(seed * 1000 + attempt);
+    RandomCase c;
+    c.program = builder.program();
+    if (!verify_program(c.program, 1).ok()) continue;
+    builder.machine(c.machine);
+    const Program& p = c.program;
+    std::size_t longest = 0;
+    for (const Message& m : p.messages) longest = std::max(longest, m.route.size());
+    std::ostringstream text;
+    text << "seed " << seed << " (attempt " << attempt << "): " << p.shape.p1 << "x" << p.shape.p2 << "x" << p.shape.p3
+         << (p.shape.topology == Topology::Mesh ? " mesh" : " torus") << ", b " << p.block_size << ", "
+         << p.global_steps() << " phases, " << p.messages.size() << " messages of up to " << longest << " hops; link latency "
+         << c.machine.link_latency << ", " << c.machine.link_rate.num << "/" << c.machine.link_rate.den
+         << " words per cycle, buffers " << c.machine.link_buffer_words << "; fma latency " << c.machine.fma_latency << ", "
+         << c.machine.fma_per_cycle << " per cycle, " << c.machine.policy << ", " << c.machine.micro_schedule
+         << ", fast_forward " << c.machine.fast_forward;
+    c.summary = text.str();
+    return c;
+  }
+}
+
+}  // namespace torus::bench
