@@ -106,7 +106,7 @@ void MachineConfig::declare(ParameterSet& set) {
            [](std::string_view text) { parse_stepping(text); });
   set.choice("engine", engine, {"systemc", "event", "functional"},
              "systemc: cycle-accurate SystemC torus, the reference; event: the same cycle counts from block-level "
-             "events, much faster (one-hop messages, no faults or waveforms); functional: untimed executor (values "
+             "events, much faster (no faults or waveforms); functional: untimed executor (values "
              "only, no cycle counts)");
   set.choice("symmetry", symmetry, {"auto", "off"},
              "auto: with engine event and values off, an algorithm whose nodes all run the same task list (orbital) "
