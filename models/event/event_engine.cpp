@@ -42,7 +42,12 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
     }
   receive_task_of_ = receive_tasks(program);
   messages_.resize(program.messages.size());
-  for (std::size_t m = 0; m < messages_.size(); ++m) messages_[m].words = program.messages[m].words;
+  for (std::size_t m = 0; m < messages_.size(); ++m) {
+    const Message& msg = program.messages[m];
+    if (msg.route.empty()) fail(msg.source, "message " + std::to_string(m) + " has no route (a node sending to itself)");
+    messages_[m].words = msg.words;
+    messages_[m].hops = static_cast<std::uint16_t>(msg.route.size());
+  }
   links_.resize(program.node_count() * direction_count);
   plan_routes();
   nodes_.resize(program.node_count());

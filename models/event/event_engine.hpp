@@ -57,9 +57,6 @@ class EventEngine {
   bool advance_message(std::uint32_t m);
   bool leave_next(std::uint32_t m);
   bool store_next(std::uint32_t m);
-  bool link_slot(const LinkState& link, std::uint64_t index, Cycle earliest, Cycle& at) const;
-  void note_leave(LinkState& link, Cycle at) const;
-  void note_pop(LinkState& link, Cycle arrival, Cycle at, bool forwarded) const;
   void note_credits(const MessageState& s, LinkState& link) const;
   void release_history(MessageState& s, const LinkState& link) const;
   void trim_history(const MessageState& s, LinkState& link) const;
@@ -81,7 +78,7 @@ class EventEngine {
   std::uint32_t message_of(std::uint32_t ref) const {
     return ref < messages_.size() ? ref : hops_[ref - messages_.size()].message;
   }
-  std::uint32_t hop_count(std::uint32_t m) const { return static_cast<std::uint32_t>(program_.messages[m].route.size()); }
+  std::uint32_t hop_count(std::uint32_t m) const { return messages_[m].hops; }
   // Link, first word's index on it, and words that left on it, of message m's last hop.
   std::uint32_t last_link(std::uint32_t m) const {
     return hop_count(m) == 1 ? first_link(m) : hops_[messages_[m].through + hop_count(m) - 2].link;

@@ -25,45 +25,6 @@ bool EventEngine::advance_message(std::uint32_t m) {
   }
 }
 
-// The first cycle from `earliest` on at which word `index` of the link may leave: the link is
-// free (the words before it, num/den words per cycle) and holds a credit (the one word index - B
-// returned `latency` after it was taken). False while that credit's return is not known.
-bool EventEngine::link_slot(const LinkState& link, std::uint64_t index, Cycle earliest, Cycle& at) const {
-  const std::uint64_t credits = params_.buffer_words;
-  if (index >= credits) {
-    if (link.pops.count() <= index - credits) return false;
-    earliest = std::max(earliest, link.pops[index - credits] + params_.link_latency);
-  }
-  const auto num = static_cast<std::int64_t>(params_.rate.num);
-  at = std::max({earliest, link.last_leave, static_cast<Cycle>(link.next_free_tick / num)});
-  return true;
-}
-
-// A word leaves on the link at `at`.
-void EventEngine::note_leave(LinkState& link, Cycle at) const {
-  const auto num = static_cast<std::int64_t>(params_.rate.num), den = static_cast<std::int64_t>(params_.rate.den);
-  link.next_free_tick = std::max(link.next_free_tick, static_cast<std::int64_t>(at) * num) + den;
-  link.leaves.kept.push_back(at);
-  link.last_leave = at;
-  ++link.stats.words;
-  if (link.last_active != at) {
-    ++link.stats.active_cycles;
-    link.last_active = at;
-  }
-}
-
-// The link's next word, arrived at `arrival`, is taken out of its receive buffer at `at`: stored
-// by a receive, or `forwarded` on the next link of its route. The most words it held at once
-// were there when a word arrived: the ones arrived by then and not taken before.
-void EventEngine::note_pop(LinkState& link, Cycle arrival, Cycle at, bool forwarded) const {
-  const std::uint64_t index = link.pops.count();
-  link.pops.kept.push_back(at);
-  link.last_pop = at;
-  link.last_pop_forwarded = forwarded;
-  while (link.occupancy_front < index && link.pops[link.occupancy_front] < arrival) ++link.occupancy_front;
-  link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, index + 1 - link.occupancy_front);
-}
-
 // When the send policy lets `word` leave, if that is known yet.
 bool EventEngine::release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const {
   const NodeState& node = nodes_[source];
@@ -105,8 +66,8 @@ bool EventEngine::leave_next(std::uint32_t m) {
       fail(source, "message " + std::to_string(m) + " should carry " + program_.describe(program_.messages[m].tag) + " but " +
                        program_.describe(buffer.tag) + " is sent");
     Cycle at = 0;
-    if (!link_slot(link, s.link_base + k, std::max({release, s.posted_at, granted}), at)) break;
-    note_leave(link, at);
+    if (!link.slot(s.link_base + k, std::max({release, s.posted_at, granted}), params_, at)) break;
+    link.leave(at, params_);
     s.release_at[k] = release;
     s.leave[k] = at;
     if (one_hop) s.arrival[k] = at + d;
@@ -185,10 +146,11 @@ bool EventEngine::store_next(std::uint32_t m) {
   NodeState& node = nodes_[destination];
   BufferTimes* buffer = s.into == no_buffer ? nullptr : &node.buffers[s.into];
   const std::uint32_t first = s.taken;
+  const bool owing = buffer && !buffer->active_sends.empty();
   Cycle at = link.last_pop + (link.last_pop_forwarded ? 1 : 0);
   while (s.taken < arrived) {
     const std::uint32_t word = word_at(s, s.taken);
-    if (buffer && owes(*buffer, word, s.into_generation)) break;  // its place still owes a word to a send
+    if (owing && owes(*buffer, word, s.into_generation)) break;  // its place still owes a word to a send
     const Cycle arrival = s.arrival[s.taken];
     at = std::max({at, arrival, s.receive_posted_at + 1});
     if (buffer) {
@@ -201,7 +163,7 @@ bool EventEngine::store_next(std::uint32_t m) {
       buffer->since[word] = at;
       if (params_.split) buffer->component_ready[2 * word] = buffer->component_ready[2 * word + 1] = at;
     }
-    note_pop(link, arrival, at, false);
+    link.pop(arrival, at, false);
     if (!node.trace.empty()) node.trace[s.receive_task].note(at);
     ++s.taken;
   }

@@ -248,7 +248,6 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   NodeState& node = nodes_[n];
   const Task& t = program_.nodes[n].tasks[task_index];
   const Message& m = program_.messages[t.message];
-  if (m.route.empty()) fail(n, "message " + std::to_string(t.message) + " has no route (a node sending to itself)");
   MessageState& s = messages_[t.message];
   s.compute = node.walk.compute;
   BlockRole role = BlockRole::Operand;

@@ -90,9 +90,9 @@ bool EventEngine::forward_next(std::uint32_t index) {
     if (in.pops.count() != base + k) throw std::logic_error("engine event: a word passing through overtook one ahead of it");
     const Cycle arrival = left[k] + d;
     Cycle at = 0;
-    if (!link_slot(link, hop.link_base + k, std::max(arrival, hop.granted_at), at)) break;
-    note_leave(link, at);
-    note_pop(in, arrival, at, true);
+    if (!link.slot(hop.link_base + k, std::max(arrival, hop.granted_at), params_, at)) break;
+    link.leave(at, params_);
+    in.pop(arrival, at, true);
     hop.leave[k] = at;
     if (last) s.arrival[k] = at + d;
     ++hop.sent;

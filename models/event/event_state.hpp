@@ -4,6 +4,7 @@
 // once its inputs are known, docs/timing-model.md gives the rules). Values live in the nodes'
 // datapaths, exactly as in the SystemC engine.
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <memory>
@@ -70,6 +71,7 @@ struct MessageState {
   Cycle posted_at = never;
   Cycle granted_at = never;      // when it got a link that messages passing through also ask for
   std::uint32_t through = ~std::uint32_t{0};  // its second hop in EventEngine::hops_ (more follow in order), if any
+  std::uint16_t hops = 1;                     // links on its route
   std::uint32_t buffer = no_buffer, generation = 0;
   std::uint32_t compute = no_task;  // index of the compute it follows in the sender's compute list
   SendRelease release = SendRelease::ComputeDone;
@@ -157,6 +159,41 @@ struct LinkState {
   // The first cycle after whose send phase it held no credit; set to 0 up front for the links of
   // messages of more than one hop, whose histories are all kept and read at the end.
   Cycle starved_from = never;
+
+  // The first cycle from `earliest` on at which word `index` may leave: the link is free (the
+  // words before it, num/den words per cycle) and holds a credit (the one word index - B
+  // returned `latency` after it was taken). False while that credit's return is not known.
+  bool slot(std::uint64_t index, Cycle earliest, const Params& p, Cycle& at) const {
+    if (index >= p.buffer_words) {
+      if (pops.count() <= index - p.buffer_words) return false;
+      earliest = std::max(earliest, pops[index - p.buffer_words] + p.link_latency);
+    }
+    at = std::max({earliest, last_leave, static_cast<Cycle>(next_free_tick / static_cast<std::int64_t>(p.rate.num))});
+    return true;
+  }
+  // A word leaves at `at`.
+  void leave(Cycle at, const Params& p) {
+    const auto num = static_cast<std::int64_t>(p.rate.num), den = static_cast<std::int64_t>(p.rate.den);
+    next_free_tick = std::max(next_free_tick, static_cast<std::int64_t>(at) * num) + den;
+    leaves.kept.push_back(at);
+    last_leave = at;
+    ++stats.words;
+    if (last_active != at) {
+      ++stats.active_cycles;
+      last_active = at;
+    }
+  }
+  // The next word, arrived at `arrival`, is taken out of the receive buffer at `at`: stored by
+  // a receive, or `forwarded` on the next link of its route. The most words the buffer held at
+  // once were there when a word arrived: the ones arrived by then and not taken before.
+  void pop(Cycle arrival, Cycle at, bool forwarded) {
+    const std::uint64_t index = pops.count();
+    pops.kept.push_back(at);
+    last_pop = at;
+    last_pop_forwarded = forwarded;
+    while (occupancy_front < index && pops[occupancy_front] < arrival) ++occupancy_front;
+    stats.peak_occupancy = std::max<std::uint64_t>(stats.peak_occupancy, index + 1 - occupancy_front);
+  }
 };
 
 // Where a node's walk through its task list stands.
