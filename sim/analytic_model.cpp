@@ -55,8 +55,9 @@ AnalyticPrediction serial(const MachineConfig& m, const AnalyticInputs& in) {
 AnalyticPrediction after_compute(const MachineConfig& m, const AnalyticInputs& in, std::uint64_t span) {
   const Rational w = m.link_rate();
   const std::uint64_t block = in.b * in.b * in.b;
-  const auto d = static_cast<std::uint64_t>(m.link_latency);
-  const std::uint64_t roll = floor_div((block - 1) * static_cast<std::uint64_t>(w.den), static_cast<std::uint64_t>(w.num)) + d;
+  const auto d = static_cast<std::uint64_t>(m.link_latency), startup = static_cast<std::uint64_t>(m.message_startup_cycles);
+  const std::uint64_t roll =
+      startup + floor_div((block - 1) * static_cast<std::uint64_t>(w.den), static_cast<std::uint64_t>(w.num)) + d;
   const std::uint64_t steps = 3 * in.p * in.transforms;
   AnalyticPrediction a;
   a.cycles = steps * (span + roll);
@@ -73,28 +74,29 @@ AnalyticPrediction overlapped(const MachineConfig& m, const AnalyticInputs& in) 
   const Shape s = program_shape(in.b, in.split_complex);
   const std::uint64_t R = s.rounds, G = s.round_width, work = R * G;
   const auto L = static_cast<std::uint64_t>(m.fma_latency);
-  const auto d = static_cast<std::uint64_t>(m.link_latency);
+  // A message's first word leaves `startup` after it is released; a word arrives d later.
+  const auto d = static_cast<std::uint64_t>(m.link_latency), startup = static_cast<std::uint64_t>(m.message_startup_cycles);
   const Rational w = m.link_rate();
   const std::uint64_t block = in.b * in.b * in.b;
   // A step that waits on accumulator words a neighbour finishes in its last round.
-  const std::uint64_t forwarded = (R - 1) * G + std::max(G, L + d);
+  const std::uint64_t forwarded = (R - 1) * G + std::max(G, L + startup + d);
   // Inverse stage III: only unmodified blocks move; the unit's own issue rate bounds the step.
-  const std::uint64_t unmodified = std::max(work, d);
+  const std::uint64_t unmodified = std::max(work, startup + d);
   // A step lasts until the next one starts, so count transitions between consecutive steps:
   // the p - 1 inside a final inverse stage III move only unmodified blocks; every other one
   // waits for forwarded accumulator words. The last step ends with its own tail.
   const std::uint64_t steps = 3 * in.p * in.transforms;
   const std::uint64_t unmodified_transitions = in.inverse_last ? in.p - 1 : 0;
   const std::uint64_t forwarded_transitions = steps - 1 - unmodified_transitions;
-  const std::uint64_t tail = in.inverse_last ? std::max(work - 1 + L, block - 1 + d) : work - 1 + L + d;
+  const std::uint64_t tail = in.inverse_last ? std::max(work - 1 + L, startup + block - 1 + d) : work - 1 + L + startup + d;
   const std::uint64_t cycles = forwarded_transitions * forwarded + unmodified_transitions * unmodified + tail;
   AnalyticPrediction a;
   a.cycles = cycles;
   const bool ample = w.num >= w.den && static_cast<std::uint64_t>(m.link_buffer(in.b)) >= 2 * block;
   const bool simple_issue = m.fma_per_cycle == 1 && m.micro_schedule == "interleaved" && !in.split_complex && G >= L;
   a.exact = ample && simple_issue;
-  a.regime = "overlapped: step period (R-1)G + max(G, L + d) = " + std::to_string(forwarded) +
-             " when accumulator words are forwarded, max(RG, d) = " + std::to_string(unmodified) + " otherwise";
+  a.regime = "overlapped: step period (R-1)G + max(G, L + s + d) = " + std::to_string(forwarded) +
+             " when accumulator words are forwarded, max(RG, s + d) = " + std::to_string(unmodified) + " otherwise";
   if (!ample) a.regime += "; exact only with w >= 1 and link_buffer_words >= 2 b^3";
   if (!simple_issue) a.regime += "; exact only for interleaved, 1 fma/cycle, real or complex-unit data, b^3 >= L";
   return a;

@@ -48,7 +48,7 @@ void FaultConfig::declare(ParameterSet& set) {
   set.integer("fault_bit", fault_bit, 0, 63, "bit", "which bit of the word's real part (as a 64-bit double) flips");
   set.integer("watchdog_cycles", watchdog_cycles, 0, 1000000000000, "cycles",
               "stop when no fma issues and no word moves for this long while work remains; 0 = automatic "
-              "(10000 + 4 x (fma_latency + link_latency + cycles per word))");
+              "(10000 + 4 x (fma_latency + link_latency + message_startup_cycles + cycles per word))");
 }
 
 FaultKind FaultConfig::kind() const {

@@ -90,6 +90,9 @@ void MachineConfig::declare(ParameterSet& set) {
                throw std::invalid_argument("link_buffer_words: '" + std::string(text) +
                                            "' is not allowed; allowed: 'auto' or a whole number from 1 to 100000000");
            });
+  set.integer("message_startup_cycles", message_startup_cycles, 0, 1000000, "cycles",
+              "start-up of every message at its source (software, MPI): its first word leaves no earlier than this "
+              "long after the message is posted and released; its link stays free meanwhile");
   set.choice("micro_schedule", micro_schedule, micro_schedule_names(),
              "order of a node's b^4 fma in a step: interleaved hides latency when b^3 >= L, chained stalls on it");
   set.choice("roll_policy", roll_policy, roll_policy_names(),

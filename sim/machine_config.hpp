@@ -18,6 +18,7 @@ struct MachineConfig {
   std::int64_t link_latency = 1;
   std::string link_words_per_cycle = "1";
   std::string link_buffer_words = "auto";
+  std::int64_t message_startup_cycles = 0;
   std::string micro_schedule = "interleaved";
   std::string roll_policy = "after_compute";
   std::string clock_hz = "1e9";

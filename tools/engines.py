@@ -10,7 +10,8 @@ times, memory, the engine's name and its fast-forward figures). The configuratio
 row of scenarios/regression.yaml (every K-th with --sample K) and R more drawn at random with
 a fixed seed over the whole parameter space (P up to 6, b up to 4, every alpha, every
 direction, fma latency 1-16, 1-4 fma per cycle, link latency 1-8, six bandwidths, buffers from
-one word to auto, both roll policies and micro-schedules, real and complex data). Exits 1
+one word to auto, message start-up 0-40 cycles, both roll policies and micro-schedules, real and
+complex data). Exits 1
 and prints every difference when any figure differs or a run fails in one engine only.
 """
 
@@ -58,6 +59,7 @@ def random_rows(count, seed):
                "--micro_schedule", rng.choice(["interleaved", "chained"])]
         if transform == "dft":
             row += ["--complex_fma_cost", rng.choice(["1", "4"])]
+        row += ["--message_startup_cycles", rng.choice(["0", "0", "1", "7", "40"])]
         yield row
 
 

@@ -34,7 +34,10 @@ TopConfig top_config(const EngineInputs& in) {
     config.fault_bit = static_cast<int>(fault.fault_bit);
   }
   const Rational rate = machine.link_rate();
-  config.watchdog_cycles = fault.watchdog(machine.fma_latency, machine.link_latency, (rate.den + rate.num - 1) / rate.num);
+  config.message_startup = static_cast<Cycle>(machine.message_startup_cycles);
+  // A message's start-up is a wait with no word moving: the watchdog allows for it like a link's latency.
+  config.watchdog_cycles = fault.watchdog(machine.fma_latency, machine.link_latency + machine.message_startup_cycles,
+                                          (rate.den + rate.num - 1) / rate.num);
   config.on_progress = in.on_progress;
   return config;
 }

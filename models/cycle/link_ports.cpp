@@ -90,6 +90,7 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
 }
 
 bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
+  if (o.position == 0 && context_.run->message_startup > 0) return leaves_from(o) <= cycle;
   const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
   switch (o.release) {
     case SendRelease::ComputeDone:
@@ -110,6 +111,12 @@ Cycle LinkPorts::release_cycle(const Outgoing& o) const {
     case SendRelease::WordFinal: return w.writes_left == 0 ? w.ready : never;
   }
   return never;
+}
+
+Cycle LinkPorts::leaves_from(const Outgoing& o) const {
+  const Cycle release = release_cycle(o);
+  if (o.position > 0 || release == never) return release;
+  return std::max(release, o.posted) + context_.run->message_startup;
 }
 
 void LinkPorts::send(Cycle cycle) {
@@ -143,10 +150,10 @@ void LinkPorts::grant(std::size_t d, Cycle cycle) {
   if (!outgoing_[d].empty() && retry_at_[d] <= cycle) {
     const Outgoing& head = outgoing_[d].front();
     if (released(head, cycle)) {
-      best = std::max(release_cycle(head), head.posted);
+      best = leaves_from(head);
       winner = local_owner;
     } else {
-      retry_at_[d] = release_cycle(head);
+      retry_at_[d] = leaves_from(head);
     }
   }
   for (const std::size_t p : in_dirs_) {
@@ -182,7 +189,7 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
     owner_[d] = free_link;
     return;
   }
-  if (!released(o, cycle)) retry_at_[d] = release_cycle(o);
+  if (!released(o, cycle)) retry_at_[d] = leaves_from(o);
 }
 
 // Every remaining word released now and a credit for each held now: the words leave one by one

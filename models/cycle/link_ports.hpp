@@ -84,6 +84,9 @@ class LinkPorts : public LinkTaker {
   std::uint32_t word_at(const Outgoing& o) const { return o.order ? (*o.order)[o.position] : o.position; }
   bool released(const Outgoing& o, Cycle cycle) const;
   Cycle release_cycle(const Outgoing& o) const;  // never when it waits on a future event
+  // When the head word of `o` may leave: released, and for a message's first word also posted
+  // and past the message's start-up; never when it waits on a future event.
+  Cycle leaves_from(const Outgoing& o) const;
   void grant(std::size_t d, Cycle cycle);
   void send_local(std::size_t d, Cycle cycle);
   bool send_ahead(std::size_t d, Outgoing& o, Cycle cycle);

@@ -66,6 +66,7 @@ struct RunShared {
   std::vector<MicroProgram> micro;             // per kernel
   std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward
   const RollPolicy* policy = nullptr;
+  Cycle message_startup = 0;  // message_startup_cycles (docs/timing-model.md, "Links")
   bool split_complex = false;
   LinkScratch* scratch = nullptr;
 };

@@ -46,6 +46,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     shared_.schedules.push_back(schedule_compute(shared_.micro.back(), config.fma_latency));
   }
   shared_.policy = &policy;
+  shared_.message_startup = config.message_startup;
   shared_.split_complex = split_complex;
   shared_.scratch = &scratch_;
   const TorusShape& shape = program.shape;

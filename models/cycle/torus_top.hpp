@@ -22,6 +22,7 @@ struct TopConfig {
   Cycle link_latency = 1;
   Rational link_rate;
   std::uint64_t link_buffer_words = 1;
+  Cycle message_startup = 0;  // cycles before a message's first word may leave its source
   Cycle watchdog_cycles = 100000;
   bool fast_forward = true;
   // Test hook: nodes whose index is in this set run with fast-forward off (empty: all alike).

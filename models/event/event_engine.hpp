@@ -61,6 +61,8 @@ class EventEngine {
   void release_history(MessageState& s, const LinkState& link) const;
   void trim_history(const MessageState& s, LinkState& link) const;
   bool release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const;
+  // When a message's first word, released at `release`, may leave: posted and started up.
+  Cycle started(const MessageState& s, Cycle release) const { return std::max(release, s.posted_at) + params_.message_startup; }
   // Routers (event_router.cpp).
   struct Ask {
     Cycle asked = never, present = never;  // when it asked; from when it may be granted the link

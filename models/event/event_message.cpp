@@ -65,6 +65,7 @@ bool EventEngine::leave_next(std::uint32_t m) {
     if (k == 0 && buffer.tag != program_.messages[m].tag)  // the block it leaves with must be the one it carries
       fail(source, "message " + std::to_string(m) + " should carry " + program_.describe(program_.messages[m].tag) + " but " +
                        program_.describe(buffer.tag) + " is sent");
+    if (k == 0) release = started(s, release);
     Cycle at = 0;
     if (!link.slot(s.link_base + k, std::max({release, s.posted_at, granted}), params_, at)) break;
     link.leave(at, params_);

@@ -122,7 +122,7 @@ bool EventEngine::ask_of(std::uint32_t ref, Ask& ask) const {
     const MessageState& s = messages_[ref];
     Cycle release = 0;
     if (!s.posted || !release_of(s, program_.messages[ref].source, word_at(s, 0), release)) return false;
-    ask.asked = ask.present = std::max(release, s.posted_at);
+    ask.asked = ask.present = started(s, release);
     ask.rank = 0;
     return true;
   }

@@ -39,6 +39,7 @@ struct Params {
   Cycle link_latency = 1;
   Rational rate{1, 1};
   std::uint64_t buffer_words = 1;
+  Cycle message_startup = 0;  // cycles before a message's first word may leave its source
   bool whole_blocks = true;  // the roll policy starts a compute only on complete blocks
   bool split = false;        // complex data on a real unit: two dependency targets per word
   bool trace_tasks = false;  // keep a TaskSpan per task

@@ -40,6 +40,7 @@ MachineConfig machine_config(const Machine& machine) {
   config.link_latency = static_cast<std::int64_t>(machine.link_latency);
   config.link_words_per_cycle = std::to_string(machine.link_rate.num) + "/" + std::to_string(machine.link_rate.den);
   config.link_buffer_words = std::to_string(machine.link_buffer_words);
+  config.message_startup_cycles = static_cast<std::int64_t>(machine.message_startup);
   config.roll_policy = machine.policy;
   config.micro_schedule = machine.micro_schedule;
   config.fast_forward = machine.fast_forward;
@@ -107,6 +108,7 @@ nlohmann::json time_program_event(const Program& program, const Machine& machine
   params.link_latency = machine.link_latency;
   params.rate = machine.link_rate;
   params.buffer_words = machine.link_buffer_words;
+  params.message_startup = machine.message_startup;
   params.trace_tasks = true;
   const auto micro = make_micro_schedule(machine.micro_schedule);
   const auto policy = make_roll_policy(machine.policy);
@@ -138,6 +140,7 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     config.link_latency = machine.link_latency;
     config.link_rate = machine.link_rate;
     config.link_buffer_words = machine.link_buffer_words;
+    config.message_startup = machine.message_startup;
     config.watchdog_cycles = 1000;
     config.trace_tasks = true;
     const auto micro = make_micro_schedule(machine.micro_schedule);

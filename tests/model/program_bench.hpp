@@ -91,6 +91,7 @@ Program late_posted_contender();             // an own message released long bef
 Program turn_behind(bool first_turns);       // a message queued behind another that leaves
 Program blocked_head_of_line();              // a message that cannot ask while behind another
 Program wormhole_ring();                     // every node of a 4-ring sends 2 hops on
+Program startup_contender();                 // an own message in start-up and one passing through
 
 // Where message `m` is received, or sent: {node, index in its task list}.
 std::pair<std::size_t, std::size_t> receive_of(const Program& program, std::uint32_t m);
@@ -130,6 +131,7 @@ struct Machine {
   Cycle link_latency = 1;
   Rational link_rate{1, 1};
   std::uint64_t link_buffer_words = 64;
+  Cycle message_startup = 0;
   Cycle fma_latency = 1;
   unsigned fma_per_cycle = 1;
   std::string policy = "after_compute";

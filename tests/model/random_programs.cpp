@@ -108,6 +108,7 @@ class CaseBuilder {
     m.policy = g_.chance(50) ? "after_compute" : "overlapped";
     m.micro_schedule = g_.chance(70) ? "interleaved" : "chained";
     m.fast_forward = g_.chance(70) ? "on" : "off";
+    m.message_startup = static_cast<Cycle>(g_.choose(std::vector<int>{0, 0, 0, 1, 4, 15}));
   }
 
  private:
@@ -373,7 +374,7 @@ RandomCase random_case(std::uint64_t seed) {
          << c.machine.link_latency << ", " << c.machine.link_rate.num << "/" << c.machine.link_rate.den
          << " words per cycle, buffers " << c.machine.link_buffer_words << "; fma latency " << c.machine.fma_latency << ", "
          << c.machine.fma_per_cycle << " per cycle, " << c.machine.policy << ", " << c.machine.micro_schedule
-         << ", fast_forward " << c.machine.fast_forward;
+         << ", fast_forward " << c.machine.fast_forward << ", start-up " << c.machine.message_startup;
     c.summary = text.str();
     return c;
   }

@@ -23,8 +23,9 @@ struct RandomCase {
 // blocks received earlier, coefficient blocks (b^2 words); it posts its receives before or
 // after its sends and may compute with what it receives. Every Program passes the generic
 // verifier (drawn again until it does). Machines: link latency 1 to 8, 1, 2, 1/2, 2/3, 1/8 or
-// 3/2 words per cycle, buffers of 1 to 64 words, fma latency 1 to 4, 1 or 2 fma per cycle,
-// both send policies and micro-schedules, fast-forward on or off (SystemC).
+// 3/2 words per cycle, buffers of 1 to 64 words, message start-up 0 to 15 cycles, fma latency
+// 1 to 4, 1 or 2 fma per cycle, both send policies and micro-schedules, fast-forward on or off
+// (SystemC).
 RandomCase random_case(std::uint64_t seed);
 
 // A Program in which every node of a torus runs the same task list (only block indices

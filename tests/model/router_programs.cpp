@@ -88,4 +88,17 @@ Program wormhole_ring() {
   return p;
 }
 
+// Ring of 3. M1 goes from node 0 through node 1 to node 2; node 1's own message M2 (to node 2)
+// is the accumulator of a compute done at cycle 16 (16 fma, latency 1).
+Program startup_contender() {
+  Program p = empty_program(TorusShape{3, 1, 1}, 2, 3);
+  load(p, 0, 0, tag(0, 1));
+  message(p, 0, 0, {plus_q, plus_q}, 0, tag(0, 1));  // M1
+  load(p, 1, 0, tag(0, 2));
+  load(p, 1, 1, tag(1, 3));
+  compute(p, 1, 2, 0, 1, tag(0, 4), tag(0, 2), tag(1, 3));
+  message(p, 1, 2, {plus_q}, 1, tag(0, 4));  // M2
+  return p;
+}
+
 }  // namespace torus::bench

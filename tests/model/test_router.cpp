@@ -24,6 +24,12 @@ Span span(const nlohmann::json& run, std::pair<std::size_t, std::size_t> task) {
 }
 Span received(const nlohmann::json& run, const Program& p, std::uint32_t m) { return span(run, receive_of(p, m)); }
 Span sent(const nlohmann::json& run, const Program& p, std::uint32_t m) { return span(run, send_of(p, m)); }
+// Message m's first and last words are stored at `first` and `last`.
+void lands(const nlohmann::json& run, const Program& p, std::uint32_t m, std::int64_t first, std::int64_t last) {
+  INFO("message " << m);
+  CHECK(received(run, p, m).first == first);
+  CHECK(received(run, p, m).last == last);
+}
 
 // The run timed by both engines, each completed; their records must be equal.
 std::vector<std::pair<std::string, nlohmann::json>> both_engines(const Program& p, const Machine& machine) {
@@ -57,8 +63,7 @@ TEST_CASE("a 3-hop message: each hop adds the link latency and nothing else (cut
       // them, so it lands at node 3 at j + 3d.
       CHECK(sent(run, p, 0).first == 0);
       CHECK(sent(run, p, 0).last == 7);
-      CHECK(received(run, p, 0).first == static_cast<std::int64_t>(3 * d));
-      CHECK(received(run, p, 0).last == static_cast<std::int64_t>(7 + 3 * d));
+      lands(run, p, 0, static_cast<std::int64_t>(3 * d), static_cast<std::int64_t>(7 + 3 * d));
       CHECK(received(run, p, 0).count == 8);
       CHECK(run["total"] == 7 + 3 * d);
     }
@@ -75,10 +80,8 @@ TEST_CASE("two messages contending for one link: whole messages, first to ask fi
   const Program p = contending_pair();
   for (const auto& [engine, run] : both_engines(p, Machine{})) {
     INFO(engine);
-    CHECK(received(run, p, 1).first == 1);
-    CHECK(received(run, p, 1).last == 8);
-    CHECK(received(run, p, 0).first == 9);
-    CHECK(received(run, p, 0).last == 16);
+    lands(run, p, 1, 1, 8);
+    lands(run, p, 0, 9, 16);
     CHECK(run["total"] == 16);
   }
 }
@@ -97,10 +100,8 @@ TEST_CASE("a node's own message asks for its link when it is posted, not when it
     CHECK(received(run, p, 1).last == 15);  // Mb1
     CHECK(received(run, p, 2).last == 31);  // Mb2
     CHECK(sent(run, p, 3).last == 14);      // Ma: the reload and M2's posting follow at 15
-    CHECK(received(run, p, 0).first == 33);  // M1
-    CHECK(received(run, p, 0).last == 47);
-    CHECK(received(run, p, 4).first == 49);  // M2
-    CHECK(received(run, p, 4).last == 63);
+    lands(run, p, 0, 33, 47);  // M1
+    lands(run, p, 4, 49, 63);  // M2
     CHECK(run["total"] == 63);
   }
 }
@@ -117,10 +118,8 @@ TEST_CASE("a message queued behind another asks from the cycle after that one's 
     for (const auto& [engine, run] : both_engines(p, Machine{})) {
       INFO(engine);
       CHECK(received(run, p, 2).first == 1);  // X
-      CHECK(received(run, p, 0).first == 9);  // T1
-      CHECK(received(run, p, 0).last == 16);
-      CHECK(received(run, p, 1).first == 17);  // T2
-      CHECK(received(run, p, 1).last == 24);
+      lands(run, p, 0, 9, 16);  // T1
+      lands(run, p, 1, 17, 24);  // T2
       CHECK(run["total"] == 24);
     }
   }
@@ -135,12 +134,9 @@ TEST_CASE("a message blocked behind another in its input buffer cannot hold the 
   const Program p = blocked_head_of_line();
   for (const auto& [engine, run] : both_engines(p, Machine{})) {
     INFO(engine);
-    CHECK(received(run, p, 0).first == 17);  // T1
-    CHECK(received(run, p, 0).last == 24);
-    CHECK(received(run, p, 4).first == 17);  // Y
-    CHECK(received(run, p, 4).last == 24);
-    CHECK(received(run, p, 1).first == 25);  // T2
-    CHECK(received(run, p, 1).last == 32);
+    lands(run, p, 0, 17, 24);  // T1
+    lands(run, p, 4, 17, 24);  // Y
+    lands(run, p, 1, 25, 32);  // T2
     CHECK(run["total"] == 32);
   }
 }
@@ -154,8 +150,7 @@ TEST_CASE("credits run out mid-route: with 1-word buffers every hop waits for it
   const Program p = one_message(3, 2);
   for (const auto& [engine, run] : both_engines(p, machine)) {
     INFO(engine);
-    CHECK(received(run, p, 0).first == 2);
-    CHECK(received(run, p, 0).last == 16);
+    lands(run, p, 0, 2, 16);
     CHECK(run["total"] == 16);
   }
 }
@@ -167,11 +162,40 @@ TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[m
   const Program p = ping_pong();
   for (const auto& [engine, run] : both_engines(p, Machine{})) {
     INFO(engine);
-    CHECK(received(run, p, 0).first == 1);
-    CHECK(received(run, p, 0).last == 8);
-    CHECK(received(run, p, 1).first == 2);
-    CHECK(received(run, p, 1).last == 9);
+    lands(run, p, 0, 1, 8);
+    lands(run, p, 1, 2, 9);
     CHECK(run["total"] == 9);
+  }
+}
+
+TEST_CASE("message start-up: paid once, at the source, with the link free meanwhile", "[model][router][startup]") {
+  for (const Cycle d : {Cycle{1}, Cycle{3}}) {
+    INFO("link latency " << d);
+    Machine machine;
+    machine.link_latency = d;
+    machine.message_startup = 5;
+    // One hop: word j leaves at 5 + j. Three hops: routers forward in the cycle a word arrives,
+    // so word j lands at 5 + j + 3d, not 15 + j + 3d.
+    for (const std::size_t hops : {std::size_t{1}, std::size_t{3}}) {
+      const Program p = one_message(4, hops);
+      for (const auto& [engine, run] : both_engines(p, machine)) {
+        INFO(engine << ", " << hops << " hops");
+        CHECK(sent(run, p, 0).first == 5);
+        CHECK(sent(run, p, 0).last == 12);
+        lands(run, p, 0, static_cast<std::int64_t>(5 + hops * d), static_cast<std::int64_t>(12 + hops * d));
+      }
+    }
+  }
+  // Start-up 20: M1 leaves node 0 at 20..27 and reaches node 1 at 21..28. M2 is released at 16
+  // but may leave only from 36: node 1's link is free at 21, so M1 takes it (landing at
+  // 22..29) and M2 follows from 36 (landing at 37..44). Held during M2's start-up, the link
+  // would have kept M1 waiting until 43.
+  const Program p = startup_contender();
+  for (const auto& [engine, run] : both_engines(p, Machine{.message_startup = 20})) {
+    INFO(engine);
+    lands(run, p, 0, 22, 29);
+    lands(run, p, 1, 37, 44);
+    CHECK(run["total"] == 44);
   }
 }
 
@@ -182,16 +206,12 @@ TEST_CASE("a wormhole deadlock: both engines report the stall, neither hangs", "
   // 8..15, so the receive takes all of them at 16. With 8 words each input buffer fills with
   // the previous node's message, which can move on only into the next buffer, just as full.
   const Program p = wormhole_ring();
-  Machine roomy;
-  roomy.link_buffer_words = 16;
-  for (const auto& [engine, run] : both_engines(p, roomy)) {
+  for (const auto& [engine, run] : both_engines(p, Machine{.link_buffer_words = 16})) {
     INFO(engine);
-    CHECK(received(run, p, 0).first == 16);
-    CHECK(received(run, p, 0).last == 16);
+    lands(run, p, 0, 16, 16);
     CHECK(run["total"] == 16);
   }
-  Machine tight;
-  tight.link_buffer_words = 8;
+  const Machine tight{.link_buffer_words = 8};
   for (const char* engine : {"systemc", "event"}) {
     INFO(engine);
     const nlohmann::json run = engine_records(p, tight, engine);

@@ -14,9 +14,9 @@ using namespace torus;
 
 namespace {
 
-void check_run(const std::string& arguments) {
+CliRun check_run(const std::string& arguments) {
   INFO("torus-sim " << arguments);
-  const CliRun run = run_cli(arguments);
+  CliRun run = run_cli(arguments);
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   REQUIRE(run.report.is_object());
@@ -25,6 +25,7 @@ void check_run(const std::string& arguments) {
   CHECK(timing["fma_issued"] == timing["fma_expected"]);
   const auto& analytic = timing["analytic"];
   if (analytic["exact"] == true) CHECK(timing["total_cycles"] == analytic["cycles"]);
+  return run;
 }
 
 struct Shape {
@@ -61,6 +62,24 @@ TEST_CASE("SystemC DHT, after_compute, all shapes and latencies", "[scenario][sy
 TEST_CASE("SystemC DHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("dht", "overlapped"); }
 TEST_CASE("SystemC WHT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("wht", "after_compute"); }
 TEST_CASE("SystemC WHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("wht", "overlapped"); }
+
+TEST_CASE("message start-up: the analytic model stays exact, and after_compute pays it once per step", "[scenario][systemc]") {
+  for (const std::string policy : {"after_compute", "overlapped"})
+    for (const Shape shape : {Shape{2, 2}, Shape{4, 2}, Shape{2, 4}}) {
+      const std::string arguments = "run --N " + std::to_string(shape.p * shape.b) + " --P " + std::to_string(shape.p) +
+                                    " --roll_policy " + policy + " --fma_latency 4 --direction both --message_startup_cycles ";
+      const CliRun base = run_cli(arguments + "0");
+      REQUIRE(base.exit_code == 0);
+      for (const int startup : {3, 40, 300}) {
+        const CliRun run = check_run(arguments + std::to_string(startup));
+        CHECK(run.report["timing"]["analytic"]["exact"] == true);  // these are regimes the formulas cover
+        const std::uint64_t cycles = run.report["timing"]["total_cycles"], without = base.report["timing"]["total_cycles"];
+        // 3P steps per transform, two transforms: every step's roll starts `startup` later.
+        if (policy == "after_compute") CHECK(cycles == without + 2 * 3 * static_cast<std::uint64_t>(shape.p * startup));
+        else CHECK(cycles >= without);
+      }
+    }
+}
 
 TEST_CASE("every scheduling vector, forward and inverse separately, both policies", "[scenario][systemc]") {
   for (const char* alpha : alphas)
