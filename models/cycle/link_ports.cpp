@@ -139,8 +139,8 @@ void LinkPorts::send(Cycle cycle) {
 
 // Whole messages in the order they asked for the link; ties: this node's own first, then the
 // input ports in direction order. Only the head of a queue can ask: this node's first message
-// on the link not yet sent (it asked when its first word could first leave: released and
-// posted), and at each input port the message whose first word is at the front (it asked
+// on the link not yet sent (it asked when its first word could first leave: released, posted
+// and started up), and at each input port the message whose first word is at the front (it asked
 // when that word arrived), unless a word ahead of it left from that port in this very cycle:
 // the router sees the heads of its input buffers once per cycle, so which link it serves first
 // cannot matter.
