@@ -13,7 +13,7 @@ using namespace torus;
 namespace {
 
 TransformProblem problem(int p, std::size_t b, const std::string& alpha, const std::vector<TransformDirection>& directions) {
-  return {TorusShape::cube(p), b, SchedulingVector::parse(alpha), directions};
+  return {TorusShape::cube(p), BlockGrid::cube(b, p), SchedulingVector::parse(alpha), directions};
 }
 
 // What timing can depend on: the task's kind, its buffers, kernel and step labels, and for a
@@ -37,7 +37,7 @@ std::string timing_skeleton(const Program& program, const Task& t) {
 
 TEST_CASE("the orbital quotient is every node's task list of the whole Program, up to block indices", "[quotient]") {
   const auto orbital = make_algorithm("orbital");
-  REQUIRE(orbital->translation_invariant());
+  REQUIRE(orbital->translation_invariant(problem(2, 2, "+++", {TransformDirection::Forward})));
   using D = TransformDirection;
   for (int p = 1; p <= 4; ++p)
     for (const std::string alpha : {"+++", "++-", "+-+", "+--", "-++", "-+-", "--+", "---"})

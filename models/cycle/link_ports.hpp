@@ -98,6 +98,7 @@ class LinkPorts : public LinkTaker {
   std::array<RingQueue<Outgoing>, direction_count> outgoing_;
   std::array<int, direction_count> owner_{};
   std::array<Cycle, direction_count> retry_at_{};
+  std::array<Cycle, direction_count> committed_until_{};  // the last own word sent ahead on it leaves then
   std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through  // a blocked local head cannot leave before this
   std::array<ArrivalHint, direction_count> hints_{};
   std::array<Incoming, direction_count> incoming_{};

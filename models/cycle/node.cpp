@@ -140,7 +140,9 @@ void Node::step(Cycle cycle) {
   if (issuing) {
     Cycle limit = never;
     if (can_fast_forward(cycle, limit)) issue_resume_ = sequencer_.fast_forward(cycle, limit);
-    else issued = sequencer_.issue(cycle, blocked);
+    // Nothing issued ahead (the next fma is not due before `limit`): the cycle as stepping sees it,
+    // so that a wait for a result in the pipeline counts as dependency.
+    if (issue_resume_ <= cycle) issued = sequencer_.issue(cycle, blocked);
   }
   ports_.send(cycle);
   if (issuing && issue_resume_ <= cycle) account(cycle, issued, blocked);
@@ -210,6 +212,9 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   // A wake-up notified for a later completion is lost when an earlier one is notified: ask again.
   until = std::min(until, context_.next_completion());
   if (context_.sent_ahead_until > cycle) until = std::min(until, context_.sent_ahead_until);
+  // A load or compute waiting to overwrite a buffer whose words were sent ahead (a smaller block
+  // may arrive in it before a larger one has left) wakes when the last of them has left.
+  if (waiting) until = std::min(until, sequencer_.replaceable_at(cycle));
   if (!ports_.idle()) {
     // Queued words that cannot leave before the node's state changes (their compute has not
     // run) do not keep it awake; a link out of credit does, since stepping counts those cycles

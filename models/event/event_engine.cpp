@@ -16,8 +16,8 @@ void BufferTimes::allocate(std::size_t words, bool split) {
   if (split) component_ready.assign(2 * words, 0);
 }
 
-bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle) const {
-  for (std::size_t w = 0; w < ready.size(); ++w)
+bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle, std::size_t words) const {
+  for (std::size_t w = 0; w < words; ++w)
     if (generation[w] != g || ready[w] > cycle) return false;
   return true;
 }
@@ -38,7 +38,7 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
       throw std::invalid_argument("engine event times messages of one hop only, and message " + std::to_string(m) +
                                   " of this Program takes " + std::to_string(program.messages[m].route.size()) +
                                   " hops (through routers): use engine systemc");
-  for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k.mode, k.block, params.split));
+  for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k, params.split));
   receive_task_of_ = receive_tasks(program);
   messages_.resize(program.messages.size());
   for (std::size_t m = 0; m < messages_.size(); ++m) messages_[m].words = program.messages[m].words;

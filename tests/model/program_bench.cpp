@@ -14,9 +14,14 @@ nlohmann::json time_program(const Program& program, const Machine& machine) {
 namespace {
 
 HostData<double> ones(const Program& program) {
-  const std::size_t b = program.block_size;
-  const std::size_t n = b * static_cast<std::size_t>(std::max({program.shape.p1, program.shape.p2, program.shape.p3}));
-  return HostData<double>{Tensor3<double>(n, n, n, 1.0), {}, b};
+  // Identity matrices, for Programs that load coefficient blocks (the orbital one).
+  std::array<Matrix<double>, 3> identity;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const auto n = static_cast<Eigen::Index>(program.grid.axis[a].n);
+    identity[a] = Matrix<double>::Identity(n, n);
+  }
+  return HostData<double>{Tensor3<double>(program.grid.tensor_extents(), 1.0),
+                          std::vector<std::array<Matrix<double>, 3>>(program.transforms.size(), identity)};
 }
 
 template <class Spans>
@@ -39,7 +44,7 @@ nlohmann::json time_program_event(const Program& program, const Machine& machine
   params.rate = machine.link_rate;
   params.buffer_words = machine.link_buffer_words;
   params.trace_tasks = true;
-  const auto micro = make_micro_schedule("interleaved");
+  const auto micro = make_micro_schedule(machine.micro);
   const auto policy = make_roll_policy(machine.policy);
   params.whole_blocks = policy->waits_for_whole_blocks();
   event::EventEngine engine(program, params, *micro, *policy, [&](std::size_t node) { return make_datapath(program, node, host); });
@@ -69,7 +74,7 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     config.link_buffer_words = machine.link_buffer_words;
     config.watchdog_cycles = 1000;
     config.trace_tasks = true;
-    const auto micro = make_micro_schedule("interleaved");
+    const auto micro = make_micro_schedule(machine.micro);
     const auto policy = make_roll_policy(machine.policy);
     TorusTop top("torus", config, program, *micro, *policy, false,
                  [&](std::size_t node) { return make_datapath(program, node, host); });

@@ -3,6 +3,7 @@
 // of the node, its router and the links: each run happens in its own process (run_isolated)
 // and reports, per node and task, the cycles its records hold.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,9 @@ inline Program empty_program(const TorusShape& shape, std::size_t b, std::size_t
   Program p;
   p.algorithm = "hand-built";
   p.shape = shape;
-  p.block_size = b;
+  p.grid = BlockGrid::cube(b, static_cast<std::size_t>(std::max({shape.p1, shape.p2, shape.p3})));
   p.tag_kinds = {{"A", 3}, {"B", 3}};
-  p.kernels = {{"mode1", 1, b}};
+  p.kernels = {cube_kernel(1, b)};
   p.host_arrays = {{"input", false, 0, 0}};
   p.transforms = {"forward"};
   p.stages = {{0, 1, 1, "hand-built", 1}};
@@ -110,6 +111,7 @@ struct Machine {
   std::uint64_t link_buffer_words = 64;
   Cycle fma_latency = 1;
   std::string policy = "after_compute";
+  std::string micro = "interleaved";
 };
 
 // Runs `program` and returns {"total": cycles, "nodes": [[{"first", "last", "count"} per task]]}.
