@@ -9,7 +9,7 @@ namespace torus {
 namespace {
 
 const Registry<Algorithm>& registry() {
-  static const Registry<Algorithm> table("algorithm", {{"orbital", make_orbital}});
+  static const Registry<Algorithm> table("algorithm", {{"orbital", make_orbital}, {"orbital_local_coefficients", make_orbital_local_coefficients}});
   return table;
 }
 

@@ -50,6 +50,8 @@ class Algorithm {
   // The default has none and throws std::logic_error.
   virtual bool translation_invariant(const TransformProblem& problem) const;
   virtual Program build_quotient(const TransformProblem& problem) const;
+  // Whether nodes generate their coefficient blocks from local tables (Program::coefficients_local).
+  virtual bool coefficients_local() const { return false; }
 };
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name);

@@ -165,6 +165,9 @@ struct Program {
   // block kinds only. On a uniform machine every node then sees the same cycles, so an engine
   // may time the one node and count it shape.node_count() times. It carries no values.
   bool translation_quotient = false;
+  // Each node generates the coefficient blocks it needs from a table of its own (its loads of
+  // coefficient blocks stand for that generation: no links, no time), so none is ever sent.
+  bool coefficients_local = false;
 
   std::size_t node_count() const { return nodes.size(); }
   std::size_t nodes_represented() const { return translation_quotient ? shape.node_count() : nodes.size(); }

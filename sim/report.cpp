@@ -109,6 +109,29 @@ std::string paper_counts(const RunReport& r, const TransformOutcome& t) {
   return out;
 }
 
+// Memory per node and words moved per step of an algorithm that generates its coefficients
+// locally, next to what the orbital schedule (seed 000) needs for blocks of the same size:
+// 4 tensor blocks and 3 coefficient blocks, second buffers for X', X'', Y and C3 (when P > 1),
+// b^3 + b^2 words moved in its light stage and 2 b^3 in the others.
+std::string local_coefficient_lines(const RunReport& r, const TransformOutcome& t) {
+  const Extents3& e = r.largest_block;
+  const std::uint64_t block = e[0] * e[1] * e[2], c3 = e[2] * e[2], coefficients = e[0] * e[0] + e[1] * e[1] + c3;
+  const bool moves = r.nodes() > 1;
+  const std::uint64_t orbital_words = 4 * block + coefficients + (moves ? 3 * block + c3 : 0);
+  const std::size_t real_bytes = r.scalar.precision == Precision::Single ? 4 : 8;
+  const std::size_t word_bytes = real_bytes * (r.scalar.domain == Domain::Complex ? 2 : 1);
+  const std::uint64_t own = t.measured.words_held_per_node * word_bytes + r.tables.values * real_bytes;
+  std::string out = fmt::format(
+      "  memory per node: {} words ({} bytes) + coefficient tables of {} values ({}) = {} bytes; the orbital schedule "
+      "(seed 000) at these blocks: {} words = {} bytes\n",
+      t.measured.words_held_per_node, t.measured.words_held_per_node * word_bytes, r.tables.values,
+      r.tables.description.empty() ? "none" : r.tables.description, own, orbital_words, orbital_words * word_bytes);
+  out += fmt::format("  words moved per node per step: one data block, at most {}; the orbital schedule at these blocks: "
+                     "{} (b^3+b^2) and {} (2b^3), its coefficient block in flight\n",
+                     moves ? block : 0, moves ? block + c3 : 0, moves ? 2 * block : 0);
+  return out;
+}
+
 // The counts against what the Program promises, for other algorithms, shapes and uneven blocks.
 std::string program_counts(const RunReport& r, const TransformOutcome& t) {
   const auto& m = t.measured;
@@ -123,6 +146,7 @@ std::string program_counts(const RunReport& r, const TransformOutcome& t) {
                      moved[1], moved[2], r.nodes() == 1 && r.timing ? "; one node moves nothing" : "");
   out += fmt::format("  words held per node: {} (largest over nodes: every buffer, sized for the largest block it holds)\n",
                      m.words_held_per_node);
+  if (r.coefficients_local) out += local_coefficient_lines(r, t);
   return out;
 }
 
@@ -141,7 +165,6 @@ std::string format_text(const RunReport& r) {
                      r.algorithm == "orbital" ? "" : "algorithm " + r.algorithm + ", ", r.transform, r.alpha, to_string(r.scalar));
   out += fmt::format("input: {}\n", r.input);
   for (const TransformOutcome& t : r.transforms) {
-    const auto& m = t.measured;
     out += fmt::format("{}:\n", to_string(t.direction));
     const char* verified = t.verified == "quotient" ? "verified as a translation quotient (node (0,0,0)'s task list; symmetry: off "
                                                        "proves the whole schedule)"
@@ -246,6 +269,7 @@ nlohmann::json to_json(const RunReport& r) {
          {"mismatch", t.mismatch}});
   }
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
+  if (r.coefficients_local) j["coefficient_tables"] = {{"values", r.tables.values}, {"description", r.tables.description}};
   j["engine"] = r.engine;
   j["values"] = r.values ? "on" : "off";
   if (!r.fault.empty()) j["fault"] = r.fault;

@@ -31,6 +31,9 @@ RunReport describe_run(const RunConfig& config, ScalarType scalar) {
   report.p = {shape.p1, shape.p2, shape.p3};
   report.b = grid.describe_blocks();
   report.uniform_cube = grid.uniform_cube() && shape.is_cube();
+  report.largest_block = {grid.axis[0].largest(), grid.axis[1].largest(), grid.axis[2].largest()};
+  report.coefficients_local = make_algorithm(config.algorithm)->coefficients_local();
+  if (report.coefficients_local) report.tables = coefficient_tables(config, grid, scalar.domain == Domain::Complex);
   report.transform = parse_axis_transforms(config.transform, config.transform_options()).describe();
   report.alpha = config.scheduling_vector().to_string();
   report.normalisation = config.normalisation;

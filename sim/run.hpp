@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/accuracy.hpp"
+#include "sim/coefficient_tables.hpp"
 #include "sim/executor.hpp"
 #include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
@@ -40,6 +41,9 @@ struct RunReport {
   std::array<int, 3> p{0, 0, 0};  // P1, P2, P3
   std::string b;                 // the blocks' edges: "4", "4x5x3", "2-3x3-4x5" (BlockGrid::describe_blocks)
   bool uniform_cube = true;      // N x N x N in b x b x b blocks on P x P x P nodes: the paper's formulas apply
+  Extents3 largest_block{0, 0, 0};  // the largest block's extents along each axis
+  bool coefficients_local = false;  // the nodes generate their coefficient blocks from tables
+  CoefficientTables tables;         // what each node keeps for that
   std::string transform;
   std::string alpha;
   std::string normalisation;

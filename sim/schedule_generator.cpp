@@ -122,7 +122,8 @@ Schedule generate_schedule(const TorusShape& shape, const BlockGrid& grid, const
         "P: " + std::to_string(shape.p1) + "x" + std::to_string(shape.p2) + "x" + std::to_string(shape.p3) +
         " is not allowed with algorithm orbital: its schedule labels steps T = (aQ Q + aR R + aS S) mod P and moves "
         "blocks across axes (node coordinate S indexes output axis 1 from stage II on, Q indexes axis 2 in stage III: "
-        "output block Y(S,Q,T)), so it needs a cubic torus (P1 = P2 = P3); allowed: a cube such as 4 or 4x4x4");
+        "output block Y(S,Q,T)), so it needs a cubic torus (P1 = P2 = P3); allowed: a cube such as 4 or 4x4x4, or algorithm "
+        "orbital_local_coefficients, which runs on any P1xP2xP3");
   for (std::size_t a = 0; a < 3; ++a)
     if (grid.axis[a].parts != static_cast<std::size_t>(shape.p1) || grid.axis[a].n < grid.axis[a].parts)
       throw std::invalid_argument("N: axis " + std::to_string(a + 1) + " has " + std::to_string(grid.axis[a].n) +

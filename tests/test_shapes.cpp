@@ -16,6 +16,7 @@
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
 #include "sim/run_inputs.hpp"
+#include "tests/transform_matrices.hpp"
 
 using namespace torus;
 
@@ -118,20 +119,6 @@ TEST_CASE("a Program names one kernel per mode and block extents, and words per 
   CHECK(p.kernels[a].name == "mode1 3x2x2+=2x2x2");
 }
 
-namespace {
-
-std::array<Matrix<double>, 3> matrices(const std::string& spec, const Extents3& n, TransformDirection direction) {
-  const AxisTransforms transforms = parse_axis_transforms(spec, {});
-  std::array<Matrix<double>, 3> out;
-  for (std::size_t a = 0; a < 3; ++a) {
-    const CoefficientMatrices m = transforms.axis[a]->matrices(n[a]);
-    out[a] = round_coefficients<double>(direction == TransformDirection::Forward ? m.forward : m.inverse);
-  }
-  return out;
-}
-
-}  // namespace
-
 TEST_CASE("the orbital schedule with uneven blocks on a cube: proved, and golden-checked forward and inverse",
           "[sim][shapes][orbital]") {
   using D = TransformDirection;
@@ -148,7 +135,8 @@ TEST_CASE("the orbital schedule with uneven blocks on a cube: proved, and golden
       const ProgramVerification verification = verify_program(program);
       INFO((verification.ok() ? "" : to_string(program, verification.violations.front())));
       CHECK(verification.ok());
-      const std::array<Matrix<double>, 3> c = matrices("dct,dst,dht", n, D::Forward), d = matrices("dct,dst,dht", n, D::Inverse);
+      const std::array<Matrix<double>, 3> c = transform_matrices<double>("dct,dst,dht", n, D::Forward),
+                                            d = transform_matrices<double>("dct,dst,dht", n, D::Inverse);
       const HostData<double> host{random_tensor<double>(n, 9), {c, d}};
       const ProgramResult<double> result = execute_program(program, host);
       const Tensor3<double> y = result.gather(program, "forward");
