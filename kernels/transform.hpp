@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,10 @@ class Transform {
   virtual bool complex_valued() const = 0;
   virtual void check_size(std::size_t n) const;
   virtual CoefficientMatrices matrices(std::size_t n) const = 0;
+  // Real numbers a node keeps to generate any coefficient of C and D of length n by itself
+  // (a table it indexes, such as cos(pi j / 2n) for the DCT), or nullopt when the matrix has
+  // no such structure and a node must hold the coefficient blocks it uses.
+  virtual std::optional<std::size_t> table_values(std::size_t n) const = 0;
 };
 
 struct TransformInfo {

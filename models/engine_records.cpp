@@ -87,8 +87,7 @@ TimingReport assemble_timing(const Program& program, const EngineRecords& record
   t.fast_forward_note = records.fast_forward_note;
   collect_steps(program, records, t);
   collect_links(records, t);
-  const std::uint64_t b = program.block_size;
-  t.words_paper = 4 * b * b * b + 3 * b * b;
+  t.words_paper = words_one_per_kind(program);
   t.words_allocated = allocated;
   t.words_second_buffers = allocated > t.words_paper ? allocated - t.words_paper : 0;
   return t;

@@ -28,13 +28,6 @@ std::vector<std::pair<std::string, std::string>> machine_echo(const MachineConfi
   return echo;
 }
 
-TransformProblem problem_of(const RunConfig& run) {
-  TransformProblem problem{TorusShape::cube(static_cast<int>(run.p)), run.block_size(), run.scheduling_vector(), {}};
-  if (run.runs_forward()) problem.directions.push_back(TransformDirection::Forward);
-  if (run.runs_inverse()) problem.directions.push_back(TransformDirection::Inverse);
-  return problem;
-}
-
 // What a run executes: the Program an engine times, and, when that is a translation quotient
 // and values are on, the whole Program whose untimed execution computes the values.
 struct RunPrograms {
@@ -82,22 +75,21 @@ template <class T>
 using BufferWords = std::function<const T*(std::size_t node, std::uint32_t buffer)>;
 
 template <class T>
-Tensor3<T> gather(const Program& program, const BufferWords<T>& words, const std::string& name, std::size_t n,
-                  std::vector<OutputBlock>* layout) {
-  return gather_output<T>(program, *program.output(name), n, words, layout);
+Tensor3<T> gather(const Program& program, const BufferWords<T>& words, const std::string& name, std::vector<OutputBlock>* layout) {
+  return gather_output<T>(program, *program.output(name), words, layout);
 }
 
 // The stages' results survive only for the run's last transform (an inverse after a forward
 // re-creates the forward's intermediate blocks).
 template <class T>
-std::string locate_wrong_stage(const Program& program, const BufferWords<T>& words, std::size_t transform, std::size_t n,
+std::string locate_wrong_stage(const Program& program, const BufferWords<T>& words, std::size_t transform,
                                const Tensor3<T>& input, const Tensor3<T>& result, const std::array<Matrix<T>, 3>& matrices) {
   if (transform + 1 != program.transforms.size())
     return "stage not known: the next transform reused the intermediate blocks (run this direction alone to find it)";
   static const std::array<const char*, 4> roman = {"none", "I", "II", "III"};
   const std::string name = program.transforms[transform];
-  std::array<Tensor3<T>, 3> partials{gather<T>(program, words, name + " stage I", n, nullptr),
-                                     gather<T>(program, words, name + " stage II", n, nullptr),
+  std::array<Tensor3<T>, 3> partials{gather<T>(program, words, name + " stage I", nullptr),
+                                     gather<T>(program, words, name + " stage II", nullptr),
                                      result};
   std::array<int, 3> modes{};
   for (std::size_t s = 0; s < 3; ++s) modes[s] = program.stages[3 * transform + s].mode;
@@ -112,7 +104,7 @@ template <class T>
 ProgramResult<T> compute_values(const Program& program, const HostData<T>& host, const MachineConfig& machine, bool split) {
   const auto schedule = make_micro_schedule(machine.micro_schedule);
   std::vector<MicroProgram> micro;
-  for (const KernelSpec& k : program.kernels) micro.push_back(schedule->build(k.mode, k.block, split));
+  for (const KernelSpec& k : program.kernels) micro.push_back(schedule->build(k, split));
   return execute_program(program, host, ExecutorOptions{machine.host_threads(), &micro});
 }
 
@@ -126,12 +118,11 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   const RunPrograms programs = build_programs(run, machine, report.transforms);
   const Program& program = programs.timed;
   const bool split = is_complex_v<T> && machine.complex_cost() == 4;
-  HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}, run.block_size()};
+  HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}};
   for (const TransformOutcome& o : report.transforms)
     host.coefficients.push_back(o.direction == TransformDirection::Forward ? c.forward : c.inverse);
   const bool inverse_last = report.transforms.back().direction == TransformDirection::Inverse;
-  const AnalyticPrediction predicted = predict_cycles(
-      machine, {static_cast<std::size_t>(run.p), run.block_size(), program.transforms.size(), inverse_last, split});
+  const AnalyticPrediction predicted = predict_cycles(machine, analytic_inputs(program, inverse_last, split));
   std::optional<ProgressMeter> meter;
   if (progress) meter.emplace(predicted.cycles, progress);
   const EngineInputs inputs{run,
@@ -152,10 +143,12 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
 
   const EngineRecords records = engine->records();
   if (!run.chrome_trace.empty()) write_chrome_trace(run.chrome_trace, program, records.steps, machine.clock_frequency());
-  const std::size_t n = static_cast<std::size_t>(run.n), cost = is_complex_v<T> ? machine.complex_cost() : 1;
-  TimingReport timing = assemble_timing(program, records, 3 * n * n * n * n * cost * program.transforms.size());
+  const Extents3 n = run.tensor_extents();
+  const std::size_t cost = is_complex_v<T> ? machine.complex_cost() : 1;
+  const std::size_t multiply_adds = n[0] * n[1] * n[2] * (n[0] + n[1] + n[2]);  // 3N^4 for a cube
+  TimingReport timing = assemble_timing(program, records, multiply_adds * cost * program.transforms.size());
   timing.clock_hz = machine.clock_frequency();
-  timing.words_link_buffers = direction_count * static_cast<std::uint64_t>(machine.link_buffer(run.block_size()));
+  timing.words_link_buffers = direction_count * static_cast<std::uint64_t>(machine.link_buffer(program.grid.largest_words()));
   timing.simulation_seconds = engine->seconds();
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) timing.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
@@ -181,11 +174,11 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
       continue;
     }
     std::vector<OutputBlock> layout;
-    result = gather<T>(holder, words, holder.transforms[t], n, &layout);
+    result = gather<T>(holder, words, holder.transforms[t], &layout);
     TransformOutcome& outcome = report.transforms[t];
     const auto& matrices = outcome.direction == TransformDirection::Forward ? c.forward : c.inverse;
-    check_against_golden(outcome, input, result, holder, layout, matrices, run.block_size());
-    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(holder, words, t, n, input, result, matrices);
+    check_against_golden(outcome, input, result, holder, layout, matrices);
+    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(holder, words, t, input, result, matrices);
     outcome.measured = measured_counts(program, records, static_cast<std::uint32_t>(t), report.fma_per_multiply_add);
     if (outcome.direction == TransformDirection::Forward) y_hat = result;
     input = result;
@@ -200,7 +193,7 @@ RunReport simulate(const RunConfig& run, const MachineConfig& machine, const Fau
                    const ProgressDisplay& progress) {
   const auto start = std::chrono::steady_clock::now();
   const ScalarType scalar = validate(run);
-  validate(fault, static_cast<int>(run.p));
+  validate(fault, run.torus_shape());
   check_memory(run, machine, scalar.domain == Domain::Complex);
   machine.link_rate();
   machine.clock_frequency();

@@ -9,11 +9,20 @@ namespace torus {
 namespace {
 
 const Registry<Algorithm>& registry() {
-  static const Registry<Algorithm> table("algorithm", {{"orbital", make_orbital}});
+  static const Registry<Algorithm> table("algorithm", {{"orbital", make_orbital}, {"orbital_local_coefficients", make_orbital_local_coefficients}});
   return table;
 }
 
 }  // namespace
+
+TransformProblem problem_of(const RunConfig& run) {
+  TransformProblem problem{run.torus_shape(), run.block_grid(), run.scheduling_vector(), {}};
+  if (run.runs_forward()) problem.directions.push_back(TransformDirection::Forward);
+  if (run.runs_inverse()) problem.directions.push_back(TransformDirection::Inverse);
+  return problem;
+}
+
+bool Algorithm::translation_invariant(const TransformProblem&) const { return false; }
 
 Program Algorithm::build_quotient(const TransformProblem&) const {
   throw std::logic_error("algorithm " + name() + " has no translation quotient: its nodes do not all run the same task list");
@@ -21,7 +30,7 @@ Program Algorithm::build_quotient(const TransformProblem&) const {
 
 bool times_translation_quotient(const RunConfig& run, const MachineConfig& machine) {
   return machine.engine == "event" && machine.symmetry == "auto" && run.chrome_trace.empty() &&
-         make_algorithm(run.algorithm)->translation_invariant();
+         make_algorithm(run.algorithm)->translation_invariant(problem_of(run));
 }
 
 std::vector<std::string> algorithm_names() { return registry().names(); }

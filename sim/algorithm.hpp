@@ -18,10 +18,13 @@ namespace torus {
 // a round trip), each one the whole transform.
 struct TransformProblem {
   TorusShape shape;
-  std::size_t block_size = 1;
+  BlockGrid grid;  // the tensor's blocks: N_a elements along axis a in P_a blocks
   SchedulingVector alpha;
   std::vector<TransformDirection> directions;
 };
+
+// The problem a run configuration asks for (shape, blocks, scheduling vector, directions).
+TransformProblem problem_of(const RunConfig& run);
 
 // What an algorithm's own checks found, beyond the generic verifier's.
 struct AlgorithmCheck {
@@ -42,10 +45,13 @@ class Algorithm {
   virtual Program build(const TransformProblem& problem) const = 0;
   virtual AlgorithmCheck check(const TransformProblem& problem) const = 0;
   // Whether every node of build()'s Program runs the same task list (only block indices
-  // differ); then build_quotient() makes its translation quotient (Program::translation_quotient)
-  // without building the whole Program. The default has none and throws std::logic_error.
-  virtual bool translation_invariant() const { return false; }
+  // differ: blocks of one size, every axis a torus); then build_quotient() makes its
+  // translation quotient (Program::translation_quotient) without building the whole Program.
+  // The default has none and throws std::logic_error.
+  virtual bool translation_invariant(const TransformProblem& problem) const;
   virtual Program build_quotient(const TransformProblem& problem) const;
+  // Whether nodes generate their coefficient blocks from local tables (Program::coefficients_local).
+  virtual bool coefficients_local() const { return false; }
 };
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name);

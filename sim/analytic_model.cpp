@@ -1,6 +1,7 @@
 #include "sim/analytic_model.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 namespace torus {
@@ -11,10 +12,12 @@ struct Shape {
   std::uint64_t round_width;  // G: independent targets (b^3, or 2 b^3 when split)
 };
 
-Shape program_shape(std::size_t b, bool split) {
+Shape program_shape(std::uint64_t reduction, std::uint64_t words, bool split) {
   const std::uint64_t k = split ? 2 : 1;
-  return {k * b, k * b * b * b};
+  return {k * reduction, k * words};
 }
+
+Shape program_shape(std::size_t b, bool split) { return program_shape(b, static_cast<std::uint64_t>(b) * b * b, split); }
 
 std::uint64_t floor_div(std::uint64_t a, std::uint64_t b) { return a / b; }
 
@@ -31,8 +34,7 @@ std::uint64_t chained_last_issue(std::uint64_t chains, std::uint64_t length, std
   return chains * (length - 1) * L;  // the next chain starts in the cycle the previous one ends
 }
 
-std::uint64_t last_issue(const MachineConfig& m, std::uint64_t steps, std::size_t b, bool split) {
-  const Shape s = program_shape(b, split);
+std::uint64_t last_issue(const MachineConfig& m, std::uint64_t steps, const Shape& s) {
   const auto f = static_cast<std::uint64_t>(m.fma_per_cycle);
   const auto L = static_cast<std::uint64_t>(m.fma_latency);
   // A chained program with one update per target is the interleaved one (and consecutive
@@ -45,7 +47,7 @@ AnalyticPrediction serial(const MachineConfig& m, const AnalyticInputs& in) {
   // P = 1: nothing rolls, so the 3 x transforms steps form one instruction stream.
   const std::uint64_t steps = 3 * in.transforms;
   AnalyticPrediction a;
-  a.cycles = last_issue(m, steps, in.b, in.split_complex) + static_cast<std::uint64_t>(m.fma_latency);
+  a.cycles = last_issue(m, steps, program_shape(in.b, in.split_complex)) + static_cast<std::uint64_t>(m.fma_latency);
   a.exact = !in.split_complex;
   a.regime = a.exact ? "P = 1: one unbroken fma stream of 3N^4 per transform"
                      : "P = 1 with complex data on a real fma unit: stage boundaries add dependency stalls not modelled";
@@ -61,7 +63,7 @@ AnalyticPrediction after_compute(const MachineConfig& m, const AnalyticInputs& i
   const std::uint64_t steps = 3 * in.p * in.transforms;
   AnalyticPrediction a;
   a.cycles = steps * (span + roll);
-  const bool credits_ample = static_cast<std::uint64_t>(m.link_buffer(in.b)) >= 2 * block;
+  const bool credits_ample = static_cast<std::uint64_t>(m.link_buffer(block)) >= 2 * block;
   const bool link_idle = (span + roll) * static_cast<std::uint64_t>(w.num) >= block * static_cast<std::uint64_t>(w.den);
   a.exact = credits_ample && link_idle;
   a.regime = "after_compute: 3P steps x (compute " + std::to_string(span) + " + roll " + std::to_string(roll) + ")";
@@ -92,7 +94,7 @@ AnalyticPrediction overlapped(const MachineConfig& m, const AnalyticInputs& in) 
   const std::uint64_t cycles = forwarded_transitions * forwarded + unmodified_transitions * unmodified + tail;
   AnalyticPrediction a;
   a.cycles = cycles;
-  const bool ample = w.num >= w.den && static_cast<std::uint64_t>(m.link_buffer(in.b)) >= 2 * block;
+  const bool ample = w.num >= w.den && static_cast<std::uint64_t>(m.link_buffer(block)) >= 2 * block;
   const bool simple_issue = m.fma_per_cycle == 1 && m.micro_schedule == "interleaved" && !in.split_complex && G >= L;
   a.exact = ample && simple_issue;
   a.regime = "overlapped: step period (R-1)G + max(G, L + s + d) = " + std::to_string(forwarded) +
@@ -102,13 +104,66 @@ AnalyticPrediction overlapped(const MachineConfig& m, const AnalyticInputs& in) 
   return a;
 }
 
+
+std::uint64_t roll_cycles(const MachineConfig& m, std::uint64_t words) {
+  if (words == 0) return 0;
+  const Rational w = m.link_rate();
+  return floor_div((words - 1) * static_cast<std::uint64_t>(w.den), static_cast<std::uint64_t>(w.num)) +
+         static_cast<std::uint64_t>(m.link_latency);
+}
+
+// Any Program: every step computes its stage's largest kernel, then rolls its largest block.
+AnalyticPrediction by_stages(const MachineConfig& m, const AnalyticInputs& in) {
+  AnalyticPrediction a;
+  for (const StageShape& stage : in.stages) {
+    const std::uint64_t span = last_issue(m, 1, program_shape(stage.reduction, stage.words, in.split_complex)) +
+                               static_cast<std::uint64_t>(m.fma_latency);
+    a.cycles += stage.steps * (span + roll_cycles(m, stage.rolled));
+  }
+  a.exact = false;
+  a.regime = "per stage: steps x (compute of its largest block + roll of its largest block); " + in.approximate_because;
+  return a;
+}
+
 }  // namespace
 
+AnalyticInputs analytic_inputs(const Program& program, bool inverse_last, bool split_complex) {
+  AnalyticInputs in;
+  in.p = static_cast<std::size_t>(program.shape.p1);
+  in.b = program.grid.axis[0].largest();
+  in.transforms = program.transforms.size();
+  in.inverse_last = inverse_last;
+  in.split_complex = split_complex;
+  if (program.algorithm == "orbital" && program.shape.is_cube() && program.grid.uniform_cube()) return in;
+  in.approximate_because = program.algorithm != "orbital" ? "the closed forms are derived for the orbital schedule"
+                           : !program.grid.even()          ? "blocks differ in size: nodes with larger blocks take longer"
+                                                            : "blocks are not b x b x b";
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> rolled;  // (transform, stage): largest message
+  for (const NodeProgram& node : program.nodes)
+    for (const Task& task : node.tasks)
+      if (task.kind == TaskKind::Send) {
+        std::uint64_t& words = rolled[{task.label.transform, task.label.stage}];
+        words = std::max<std::uint64_t>(words, program.messages[task.message].words);
+      }
+  for (const StageInfo& info : program.stages) {
+    StageShape stage{info.steps, 1, 1, 0};
+    for (const KernelSpec& k : program.kernels)
+      if (k.mode == info.mode && k.multiply_adds() >= stage.reduction * stage.words) {
+        stage.reduction = k.reduction();
+        stage.words = k.accumulator_words();
+      }
+    stage.rolled = rolled[{info.transform, info.stage}];
+    in.stages.push_back(stage);
+  }
+  return in;
+}
+
 std::uint64_t compute_span(const MachineConfig& machine, std::size_t b, bool split_complex) {
-  return last_issue(machine, 1, b, split_complex) + static_cast<std::uint64_t>(machine.fma_latency);
+  return last_issue(machine, 1, program_shape(b, split_complex)) + static_cast<std::uint64_t>(machine.fma_latency);
 }
 
 AnalyticPrediction predict_cycles(const MachineConfig& machine, const AnalyticInputs& inputs) {
+  if (!inputs.stages.empty()) return by_stages(machine, inputs);
   if (inputs.p == 1) return serial(machine, inputs);
   if (machine.roll_policy == "overlapped") return overlapped(machine, inputs);
   return after_compute(machine, inputs, compute_span(machine, inputs.b, inputs.split_complex));

@@ -25,12 +25,12 @@ class Machine {
  public:
   Machine(const Schedule& schedule, const Tensor3<T>& input, const std::array<Matrix<T>, 3>& coefficients)
       : schedule_(schedule), input_(input), coefficients_(coefficients), memory_(schedule.shape.node_count()) {
-    const std::size_t n = schedule.n();
-    if (input.extents() != Extents3{n, n, n})
-      throw std::invalid_argument("input tensor is not N x N x N with N = " + std::to_string(n));
-    for (const auto& c : coefficients)
-      if (static_cast<std::size_t>(c.rows()) != n || static_cast<std::size_t>(c.cols()) != n)
-        throw std::invalid_argument("coefficient matrix is not N x N with N = " + std::to_string(n));
+    const Extents3 n = schedule.grid.tensor_extents();
+    if (input.extents() != n) throw std::invalid_argument("input tensor is not " + extents_text(n) + " (N)");
+    for (std::size_t a = 0; a < 3; ++a)
+      if (static_cast<std::size_t>(coefficients[a].rows()) != n[a] || static_cast<std::size_t>(coefficients[a].cols()) != n[a])
+        throw std::invalid_argument("coefficient matrix of axis " + std::to_string(a + 1) + " is not N_a x N_a with N_a = " +
+                                    std::to_string(n[a]));
   }
 
   ExecutionResult<T> run() {
@@ -55,28 +55,23 @@ class Machine {
 
  private:
   HeldBlock<T> load(const BlockId& id) const {
-    const std::size_t b = schedule_.block_size;
     HeldBlock<T> block{id, {}, {}};
     if (is_coefficient(id.kind)) {
-      const Matrix<T>& full = coefficients_[static_cast<std::size_t>(id.kind) - static_cast<std::size_t>(BlockKind::Coef1)];
-      const auto eb = static_cast<Eigen::Index>(b);
-      block.matrix = full.block(id.index[0] * eb, id.index[1] * eb, eb, eb);
+      const auto a = static_cast<std::size_t>(axis_of(id.kind) - 1);
+      const AxisSplit& split = schedule_.grid.axis[a];
+      const auto at = [&](int index) { return static_cast<Eigen::Index>(split.offset(static_cast<std::size_t>(index))); };
+      const auto size = [&](int index) { return static_cast<Eigen::Index>(split.size(static_cast<std::size_t>(index))); };
+      block.matrix = coefficients_[a].block(at(id.index[0]), at(id.index[1]), size(id.index[0]), size(id.index[1]));
     } else {
-      block.tensor = input_.block(origin(id), {b, b, b});
+      block.tensor = input_.block(origin(id), extents(id));
     }
     return block;
   }
 
-  HeldBlock<T> zero_block(const BlockId& id) const {
-    const std::size_t b = schedule_.block_size;
-    return {id, Tensor3<T>(b, b, b), {}};
-  }
+  HeldBlock<T> zero_block(const BlockId& id) const { return {id, Tensor3<T>(extents(id)), {}}; }
 
-  Extents3 origin(const BlockId& id) const {
-    const std::size_t b = schedule_.block_size;
-    return {static_cast<std::size_t>(id.index[0]) * b, static_cast<std::size_t>(id.index[1]) * b,
-            static_cast<std::size_t>(id.index[2]) * b};
-  }
+  Extents3 origin(const BlockId& id) const { return schedule_.grid.origin({id.index[0], id.index[1], id.index[2]}); }
+  Extents3 extents(const BlockId& id) const { return schedule_.grid.extents({id.index[0], id.index[1], id.index[2]}); }
 
   void hold(const Placement& p, HeldBlock<T> block) {
     const std::size_t node = schedule_.shape.index_of(p.node);
@@ -101,9 +96,8 @@ class Machine {
     const HeldBlock<T>& operand = at(op.node, op.operand);
     const HeldBlock<T>& coefficient = at(op.node, op.coefficient);
     mode_product_accumulate(acc.tensor, operand.tensor, coefficient.matrix, op.mode);
-    const std::size_t b = schedule_.block_size;
     ++counts_.block_multiply_adds;
-    counts_.scalar_multiply_adds += b * b * b * b;
+    counts_.scalar_multiply_adds += acc.tensor.size() * static_cast<std::size_t>(coefficient.matrix.rows());
   }
 
   void apply_roll(const Roll& roll, std::vector<std::size_t>& sent) {
@@ -123,8 +117,7 @@ class Machine {
 
   ExecutionResult<T> gather() {
     ExecutionResult<T> result;
-    const std::size_t n = schedule_.n();
-    result.canonical = Tensor3<T>(n, n, n);
+    result.canonical = Tensor3<T>(schedule_.grid.tensor_extents());
     result.node_output.resize(memory_.size());
     for (std::size_t i = 0; i < memory_.size(); ++i) {
       const auto& slot = memory_[i][static_cast<std::size_t>(schedule_.output_kind)];

@@ -90,12 +90,14 @@ void check_engine(const FaultConfig& fault, std::string_view engine) {
                               "; allowed: engine systemc (the cycle-accurate engine injects faults), or fault none");
 }
 
-void validate(const FaultConfig& fault, int p) {
+void validate(const FaultConfig& fault, const TorusShape& shape) {
   const NodeCoord n = fault.node();
-  if (!TorusShape::cube(p).contains(n))
-    throw std::invalid_argument("fault_node: '" + fault.fault_node + "' is outside the " + std::to_string(p) + "x" +
-                                std::to_string(p) + "x" + std::to_string(p) + " torus; allowed: coordinates 0 to " +
-                                std::to_string(p - 1));
+  if (!shape.contains(n))
+    throw std::invalid_argument("fault_node: '" + fault.fault_node + "' is outside the " + std::to_string(shape.p1) + "x" +
+                                std::to_string(shape.p2) + "x" + std::to_string(shape.p3) + " torus; allowed: coordinates 0 to " +
+                                (shape.is_cube() ? std::to_string(shape.p1 - 1)
+                                                 : std::to_string(shape.p1 - 1) + ", " + std::to_string(shape.p2 - 1) +
+                                                       " and " + std::to_string(shape.p3 - 1) + " along Q, R and S"));
 }
 
 }  // namespace torus

@@ -42,6 +42,6 @@ std::string describe_flip(double before, double after);
 void check_engine(const FaultConfig& fault, std::string_view engine);
 
 // Throws std::invalid_argument when fault_node lies outside a P x P x P torus.
-void validate(const FaultConfig& fault, int p);
+void validate(const FaultConfig& fault, const TorusShape& shape);
 
 }  // namespace torus

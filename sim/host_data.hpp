@@ -17,25 +17,27 @@ template <class T>
 struct HostData {
   Tensor3<T> input;
   std::vector<std::array<Matrix<T>, 3>> coefficients;  // one entry per transform in the run
-  std::size_t block_size = 1;
 
-  // Writes the words of `block` into `words` in storage order: a tensor block first index
-  // fastest (b^3 words), a coefficient block as input + b * output (b^2 words).
+  // Writes the words of `block` into `words` in storage order, cut as the Program's grid cuts
+  // the arrays: a tensor block first index fastest (e1 e2 e3 words), a coefficient block of
+  // axis a as input + (rows) * output (size(n) x size(k) words).
   void load(const Program& program, const HostBlock& block, T* words) const {
-    const std::size_t b = block_size;
     const HostArray& array = program.host_arrays.at(block.array);
-    const auto at = [b](std::int32_t index, std::size_t offset) { return static_cast<std::size_t>(index) * b + offset; };
+    const auto at = [](std::int32_t index) { return static_cast<std::size_t>(index); };
     if (array.matrix) {
       const Matrix<T>& m = coefficients.at(array.transform)[static_cast<std::size_t>(array.axis - 1)];
-      for (std::size_t out = 0; out < b; ++out)
-        for (std::size_t in = 0; in < b; ++in)
-          words[in + b * out] = m(static_cast<Eigen::Index>(at(block.index[0], in)), static_cast<Eigen::Index>(at(block.index[1], out)));
+      const AxisSplit& split = program.grid.axis[static_cast<std::size_t>(array.axis - 1)];
+      const std::size_t rows = split.size(at(block.index[0])), cols = split.size(at(block.index[1]));
+      const std::size_t row0 = split.offset(at(block.index[0])), col0 = split.offset(at(block.index[1]));
+      for (std::size_t out = 0; out < cols; ++out)
+        for (std::size_t in = 0; in < rows; ++in)
+          words[in + rows * out] = m(static_cast<Eigen::Index>(row0 + in), static_cast<Eigen::Index>(col0 + out));
       return;
     }
-    for (std::size_t k = 0; k < b; ++k)
-      for (std::size_t j = 0; j < b; ++j)
-        for (std::size_t i = 0; i < b; ++i)
-          words[i + b * (j + b * k)] = input(at(block.index[0], i), at(block.index[1], j), at(block.index[2], k));
+    const Extents3 e = program.grid.extents(block.index), o = program.grid.origin(block.index);
+    for (std::size_t k = 0; k < e[2]; ++k)
+      for (std::size_t j = 0; j < e[1]; ++j)
+        for (std::size_t i = 0; i < e[0]; ++i) words[i + e[0] * (j + e[1] * k)] = input(o[0] + i, o[1] + j, o[2] + k);
   }
 };
 
@@ -45,23 +47,21 @@ struct OutputBlock {
   DataTag tag;
 };
 
-// Assembles `output` into an N x N x N tensor: node i's buffer output.buffer[i] holds the
-// b^3 block at block coordinates output.tag[i].index. `words(node, buffer)` returns a pointer
-// to the buffer's values in storage order.
+// Assembles `output` into the N1 x N2 x N3 tensor of the Program's grid: node i's buffer
+// output.buffer[i] holds, in its first words, the block at block coordinates output.tag[i].index.
+// `words(node, buffer)` returns a pointer to the buffer's values in storage order.
 template <class T, class Words>
-Tensor3<T> gather_output(const Program& program, const ProgramOutput& output, std::size_t n, Words words,
+Tensor3<T> gather_output(const Program& program, const ProgramOutput& output, Words words,
                          std::vector<OutputBlock>* layout = nullptr) {
-  const std::size_t b = program.block_size;
-  Tensor3<T> tensor(n, n, n);
+  Tensor3<T> tensor(program.grid.tensor_extents());
   if (layout) layout->clear();
   for (std::size_t node = 0; node < output.buffer.size(); ++node) {
     const T* values = words(node, output.buffer[node]);
     const auto& index = output.tag[node].index;
-    for (std::size_t k = 0; k < b; ++k)
-      for (std::size_t j = 0; j < b; ++j)
-        for (std::size_t i = 0; i < b; ++i)
-          tensor(static_cast<std::size_t>(index[0]) * b + i, static_cast<std::size_t>(index[1]) * b + j,
-                 static_cast<std::size_t>(index[2]) * b + k) = values[i + b * (j + b * k)];
+    const Extents3 e = program.grid.extents(index), o = program.grid.origin(index);
+    for (std::size_t k = 0; k < e[2]; ++k)
+      for (std::size_t j = 0; j < e[1]; ++j)
+        for (std::size_t i = 0; i < e[0]; ++i) tensor(o[0] + i, o[1] + j, o[2] + k) = values[i + e[0] * (j + e[1] * k)];
     if (layout) layout->push_back({node, output.tag[node]});
   }
   return tensor;

@@ -80,7 +80,7 @@ void MachineConfig::declare(ParameterSet& set) {
   set.text("link_words_per_cycle", link_words_per_cycle, "positive number such as 2, 1 or 1/8",
            "link bandwidth w: 1/8 is one word every 8 cycles (APE100)",
            [](std::string_view text) { Rational::parse(text, "link_words_per_cycle"); });
-  set.text("link_buffer_words", link_buffer_words, "'auto' (2 b^3) or a whole number from 1 to 100000000",
+  set.text("link_buffer_words", link_buffer_words, "'auto' (2 b^3, b^3 the largest block) or a whole number from 1 to 100000000",
            "receive buffer of each link, in words; the sender holds one credit per free word",
            [](std::string_view text) {
              if (text == "auto") return;
@@ -125,8 +125,8 @@ unsigned MachineConfig::host_threads() const {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-std::int64_t MachineConfig::link_buffer(std::size_t block_size) const {
-  if (link_buffer_words == "auto") return static_cast<std::int64_t>(2 * block_size * block_size * block_size);
+std::int64_t MachineConfig::link_buffer(std::size_t block_words) const {
+  if (link_buffer_words == "auto") return static_cast<std::int64_t>(2 * block_words);
   return std::stoll(link_buffer_words);
 }
 

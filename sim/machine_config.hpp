@@ -32,9 +32,9 @@ struct MachineConfig {
 
   std::size_t complex_cost() const { return complex_fma_cost == "1" ? 1 : 4; }
   Rational link_rate() const { return Rational::parse(link_words_per_cycle, "link_words_per_cycle"); }
-  // "auto" is twice the largest block a link carries (2 b^3), enough that credits never stall
-  // a roll; otherwise the number given.
-  std::int64_t link_buffer(std::size_t block_size) const;
+  // "auto" is twice the largest tensor block (2 b^3; `block_words` words), enough that credits
+  // never stall a roll; otherwise the number given.
+  std::int64_t link_buffer(std::size_t block_words) const;
   unsigned host_threads() const;  // threads, with 0 resolved to the host's cores
   double clock_frequency() const;
   // Nodes that step every cycle although fast_forward is on (a test hook: results must not

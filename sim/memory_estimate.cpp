@@ -1,5 +1,7 @@
 #include "sim/memory_estimate.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -35,8 +37,8 @@ double input_read_bytes(const RunConfig& run) {
   if (run.input.empty()) return 0;
   std::error_code error;
   const std::uintmax_t file = std::filesystem::file_size(run.input, error);
-  const double n = static_cast<double>(run.n);
-  return (error ? 0.0 : static_cast<double>(file)) + 16.0 * n * n * n;
+  const Extents3 n = run.tensor_extents();
+  return (error ? 0.0 : static_cast<double>(file)) + 16.0 * static_cast<double>(n[0] * n[1] * n[2]);
 }
 
 }  // namespace
@@ -47,10 +49,19 @@ std::string MemoryEstimate::describe() const {
 }
 
 MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
-  // In double: N and P may be up to 4096, whose powers overflow any integer check.
-  const double n = static_cast<double>(run.n), p = static_cast<double>(run.p);
+  // In double: N and P may be up to 4096, whose powers overflow any integer check. For shapes
+  // and uneven blocks: b is the largest block edge (an upper bound of every block), n^3 the
+  // tensor's elements and n^2 the largest matrix, P the largest torus edge (steps per stage).
+  const Extents3 extents = run.tensor_extents();
+  const double n1 = static_cast<double>(extents[0]), n2 = static_cast<double>(extents[1]), n3 = static_cast<double>(extents[2]);
+  const double n = std::max({n1, n2, n3}), elements = n1 * n2 * n3;
+  double b = 1, p = 1;
+  for (std::size_t a = 0; a < 3; ++a) {
+    b = std::max(b, std::ceil(static_cast<double>(extents[a]) / static_cast<double>(run.p[a])));
+    p = std::max(p, static_cast<double>(run.p[a]));
+  }
   // Timed on one node and computing no values: nothing per node of the torus is held.
-  const double b = n / p, nodes = times_translation_quotient(run, machine) && !run.computes_values() ? 1.0 : p * p * p;
+  const double nodes = times_translation_quotient(run, machine) && !run.computes_values() ? 1.0 : static_cast<double>(run.node_count());
   const double transforms = run.direction == "both" ? 2.0 : 1.0;
   const double value_bytes = complex_data ? 16.0 : 8.0;
   MemoryEstimate e;
@@ -83,12 +94,17 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   // four times as many for complex data on a real unit. Measured peaks per kernel fma: engine
   // event 56 (P = 1) and 82 (P = 4, more cached schedules), engine systemc 74 (real) and 47
   // (complex); b = 128 would need 25 GiB. The functional engine uses dense products instead.
+  // Uneven blocks make more kernels: per mode one for each combination of the accumulator's
+  // sizes along the three axes and the operand's along the mode (at most 16 instead of 1).
   const bool split = complex_data && machine.complex_cost() == 4;
   const double fma_per_kernel = b * b * b * b * (split ? 4 : 1);
   const double schedules = machine.engine == "systemc" ? (split ? 1 : 4) : machine.engine == "event" ? (p > 1 ? 5 : 2) : 0;
-  if (machine.engine != "functional") e.schedule_bytes += fma_per_kernel * (3 * 16 + schedules * 8);
+  std::array<double, 3> sizes{};  // distinct block sizes along each axis
+  for (std::size_t a = 0; a < 3; ++a) sizes[a] = extents[a] % static_cast<std::size_t>(run.p[a]) == 0 ? 1 : 2;
+  const double kernels = sizes[0] * sizes[1] * sizes[2] * (sizes[0] + sizes[1] + sizes[2]);
+  if (machine.engine != "functional") e.schedule_bytes += kernels / 3 * fma_per_kernel * (3 * 16 + schedules * 8);
   // Values off: no tensors, only the coefficient matrices (and their inverses' work).
-  e.tensors_bytes = run.computes_values() ? 12 * n * n * n * value_bytes + input_read_bytes(run) : 12 * n * n * value_bytes;
+  e.tensors_bytes = run.computes_values() ? 12 * elements * value_bytes + input_read_bytes(run) : 12 * n * n * value_bytes;
   return e;
 }
 

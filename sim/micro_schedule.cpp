@@ -1,6 +1,7 @@
 #include "sim/micro_schedule.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "sim/registry.hpp"
@@ -21,31 +22,37 @@ std::vector<std::string> micro_schedule_names() { return registry().names(); }
 
 std::unique_ptr<MicroSchedule> make_micro_schedule(const std::string& name) { return registry().make(name); }
 
-std::uint32_t operand_word(int mode, std::size_t b, std::size_t e, std::size_t r) {
-  const std::size_t i = e % b, j = (e / b) % b, k = e / (b * b);
-  switch (mode) {
-    case 1: return static_cast<std::uint32_t>(r + b * (j + b * k));
-    case 2: return static_cast<std::uint32_t>(i + b * (r + b * k));
-    default: return static_cast<std::uint32_t>(i + b * (j + b * r));
-  }
+namespace {
+
+std::array<std::size_t, 3> coordinates(const Extents3& extents, std::size_t e) {
+  return {e % extents[0], (e / extents[0]) % extents[1], e / (extents[0] * extents[1])};
 }
 
-std::uint32_t coefficient_word(int mode, std::size_t b, std::size_t e, std::size_t r) {
-  const std::size_t i = e % b, j = (e / b) % b, k = e / (b * b);
-  const std::size_t output = mode == 1 ? i : mode == 2 ? j : k;
-  return static_cast<std::uint32_t>(r + b * output);
+}  // namespace
+
+std::uint32_t operand_word(const KernelSpec& kernel, std::size_t e, std::size_t r) {
+  std::array<std::size_t, 3> at = coordinates(kernel.accumulator, e);
+  at[static_cast<std::size_t>(kernel.mode - 1)] = r;  // the operand agrees on the other two axes
+  const Extents3& o = kernel.operand;
+  return static_cast<std::uint32_t>(at[0] + o[0] * (at[1] + o[1] * at[2]));
 }
 
-MicroProgram MicroSchedule::build(int mode, std::size_t b, bool split) const {
-  if (mode < 1 || mode > 3) throw std::invalid_argument("mode must be 1, 2 or 3");
+std::uint32_t coefficient_word(const KernelSpec& kernel, std::size_t e, std::size_t r) {
+  const std::size_t output = coordinates(kernel.accumulator, e)[static_cast<std::size_t>(kernel.mode - 1)];
+  return static_cast<std::uint32_t>(r + kernel.reduction() * output);
+}
+
+MicroProgram MicroSchedule::build(const KernelSpec& kernel, bool split) const {
+  if (kernel.mode < 1 || kernel.mode > 3) throw std::invalid_argument("mode must be 1, 2 or 3");
   MicroProgram program;
   program.components = split ? 2 : 1;
-  const std::size_t words = b * b * b;
-  program.instructions.reserve(words * b * (split ? 4 : 1));
-  std::vector<bool> operand_seen(words, false), coefficient_seen(b * b, false);
-  order(b, split, [&](std::size_t e, std::size_t r, FmaPart part) {
-    const FmaInstruction instruction{static_cast<std::uint32_t>(e), operand_word(mode, b, e, r),
-                                     coefficient_word(mode, b, e, r), part};
+  const std::size_t words = kernel.accumulator_words(), reduction = kernel.reduction();
+  program.accumulator_words = words;
+  program.instructions.reserve(words * reduction * (split ? 4 : 1));
+  std::vector<bool> operand_seen(kernel.operand_words(), false), coefficient_seen(kernel.coefficient_words(), false);
+  order(words, reduction, split, [&](std::size_t e, std::size_t r, FmaPart part) {
+    const FmaInstruction instruction{static_cast<std::uint32_t>(e), operand_word(kernel, e, r), coefficient_word(kernel, e, r),
+                                     part};
     if (!operand_seen[instruction.operand]) {
       operand_seen[instruction.operand] = true;
       program.operand_first_use.push_back(instruction.operand);
@@ -56,7 +63,7 @@ MicroProgram MicroSchedule::build(int mode, std::size_t b, bool split) const {
     }
     program.instructions.push_back(instruction);
   });
-  program.updates_per_word = static_cast<std::uint32_t>(b * (split ? 4 : 1));
+  program.updates_per_word = static_cast<std::uint32_t>(reduction * (split ? 4 : 1));
   std::vector<std::size_t> last_update(words, 0);
   for (std::size_t i = 0; i < program.instructions.size(); ++i) last_update[program.instructions[i].accumulator] = i;
   program.accumulator_final_order.resize(words);

@@ -1,6 +1,6 @@
 #pragma once
-// The node micro-schedule: the order in which a node issues the b^4 fma of one block
-// multiply-add. Values do not depend on it (every accumulator word receives its updates in
+// The node micro-schedule: the order in which a node issues the fma of one block multiply-add
+// (b^4 for b x b x b blocks; for a kernel in general, accumulator words x reduction length). Values do not depend on it (every accumulator word receives its updates in
 // the same order under every micro-schedule); only the time does.
 
 #include <cstddef>
@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "sim/program.hpp"
 
 namespace torus {
 
@@ -21,12 +23,12 @@ enum class FmaPart : std::uint8_t { RealReal = 0, RealImag = 1, ImagImag = 2, Im
 struct FmaInstruction {
   std::uint32_t accumulator;  // word of the accumulator block, storage order (first index fastest)
   std::uint32_t operand;      // word of the operand block
-  std::uint32_t coefficient;  // word of the b x b coefficient block: input + b * output
+  std::uint32_t coefficient;  // word of the coefficient block: input + (reduction length) * output
   FmaPart part;
 };
 
-// One step's instructions for a given mode and block size, plus the facts the node and the
-// roll policies need.
+// One step's instructions for a kernel (mode and block extents), plus the facts the node and
+// the roll policies need.
 struct MicroProgram {
   std::vector<FmaInstruction> instructions;
   std::size_t components = 1;  // dependency targets per accumulator word: 2 (re, im) when split
@@ -34,6 +36,7 @@ struct MicroProgram {
   std::vector<std::uint32_t> coefficient_first_use;  // coefficient words in order of first use
   std::vector<std::uint32_t> accumulator_final_order; // accumulator words in order of their last update
   std::uint32_t updates_per_word = 1;                 // fma writing each accumulator word
+  std::size_t accumulator_words = 0;                  // words of the accumulator block it updates
 
   // The dependency target an instruction writes: accumulator word * components + component.
   std::uint32_t target(const FmaInstruction& i) const {
@@ -43,26 +46,28 @@ struct MicroProgram {
   }
 };
 
-// Contract: build() returns exactly b^4 instructions (4 b^4 when split) that give every
-// accumulator word its b updates per component in increasing reduction order.
+// Contract: build() returns exactly G R instructions (4 G R when split; G accumulator words,
+// R the reduction length, b^3 and b for b x b x b blocks) that give every accumulator word its
+// R updates per component in increasing reduction order.
 class MicroSchedule {
  public:
   virtual ~MicroSchedule() = default;
   virtual std::string name() const = 0;
   // split: complex data on a real fma unit (four fma per complex multiply-add).
-  MicroProgram build(int mode, std::size_t block_size, bool split) const;
+  MicroProgram build(const KernelSpec& kernel, bool split) const;
 
  protected:
-  // Appends the instructions in this schedule's order; `emit(e, r, part)` adds one.
-  virtual void order(std::size_t block_size, bool split,
+  // Appends the instructions in this schedule's order for `words` accumulator words of
+  // `reduction` updates each; `emit(e, r, part)` adds one.
+  virtual void order(std::size_t words, std::size_t reduction, bool split,
                      const std::function<void(std::size_t, std::size_t, FmaPart)>& emit) const = 0;
 };
 
 std::unique_ptr<MicroSchedule> make_micro_schedule(const std::string& name);
 std::vector<std::string> micro_schedule_names();
 
-// Word indices for accumulator word e (storage order) and reduction index r in mode `mode`.
-std::uint32_t operand_word(int mode, std::size_t block_size, std::size_t e, std::size_t r);
-std::uint32_t coefficient_word(int mode, std::size_t block_size, std::size_t e, std::size_t r);
+// Word indices for accumulator word e (storage order) and reduction index r of a kernel.
+std::uint32_t operand_word(const KernelSpec& kernel, std::size_t e, std::size_t r);
+std::uint32_t coefficient_word(const KernelSpec& kernel, std::size_t e, std::size_t r);
 
 }  // namespace torus

@@ -60,6 +60,47 @@ void ParameterSet::unsigned_integer(std::string key, std::uint64_t& field, std::
        [&field] { return std::to_string(field); }});
 }
 
+std::array<std::int64_t, 3> parse_extents(std::string_view key, std::string_view text, std::int64_t min, std::int64_t max) {
+  const std::string allowed = "a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                              " for every axis, or one per axis written AxBxC (such as 16x8x8)";
+  std::vector<std::string_view> parts;
+  std::size_t from = 0;
+  for (std::size_t at = 0; at <= text.size();) {
+    // "x" or the multiplication sign (UTF-8 C3 97) separate the extents.
+    const bool cross = at + 1 < text.size() && text[at] == '\xC3' && text[at + 1] == '\x97';
+    if (at == text.size() || text[at] == 'x' || cross) {
+      parts.push_back(text.substr(from, at - from));
+      at += cross ? 2 : 1;
+      from = at;
+    } else {
+      ++at;
+    }
+  }
+  if (parts.size() != 1 && parts.size() != 3) throw bad_value(key, text, allowed);
+  std::array<std::int64_t, 3> out{};
+  for (std::size_t a = 0; a < 3; ++a) {
+    const std::string_view part = parts[parts.size() == 1 ? 0 : a];
+    if (part.empty() || part.front() == '-' || part.front() == '+' || !parse_whole(part, out[a]) || out[a] < min || out[a] > max)
+      throw bad_value(key, text, allowed);
+  }
+  return out;
+}
+
+std::string extents_text(const std::array<std::int64_t, 3>& e) {
+  if (e[0] == e[1] && e[1] == e[2]) return std::to_string(e[0]);
+  return std::to_string(e[0]) + "x" + std::to_string(e[1]) + "x" + std::to_string(e[2]);
+}
+
+void ParameterSet::extents(std::string key, std::array<std::int64_t, 3>& field, std::int64_t min, std::int64_t max,
+                           std::string unit, std::string description) {
+  const std::string allowed = "a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                              ", or one per axis written AxBxC (such as 16x8x8)";
+  const auto parse = [key, min, max](std::string_view text) { return parse_extents(key, text, min, max); };
+  add({key, std::move(unit), extents_text(field), allowed, std::move(description),
+       [&field, parse](std::string_view text) { field = parse(text); }, [parse](std::string_view text) { parse(text); },
+       [&field] { return extents_text(field); }});
+}
+
 void ParameterSet::choice(std::string key, std::string& field, std::vector<std::string> choices, std::string description) {
   const std::string allowed = join(choices, ", ");
   const auto parse = [key, choices, allowed](std::string_view text) {

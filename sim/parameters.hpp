@@ -3,6 +3,7 @@
 // allowed values and a description. The command line, scenario files and the generated
 // parameter documentation all read these declarations; an undeclared key is an error.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -33,6 +34,10 @@ class ParameterSet {
   void integer(std::string key, std::int64_t& field, std::int64_t min, std::int64_t max, std::string unit,
                std::string description);
   void unsigned_integer(std::string key, std::uint64_t& field, std::string unit, std::string description);
+  // One whole number for all three axes ("16") or one per axis ("16x8x8", also with the sign
+  // "×"), each from min to max; reads back as one number when the three are equal.
+  void extents(std::string key, std::array<std::int64_t, 3>& field, std::int64_t min, std::int64_t max, std::string unit,
+               std::string description);
   void choice(std::string key, std::string& field, std::vector<std::string> choices, std::string description);
   // Free text checked by `check` (which throws std::invalid_argument on bad input).
   void text(std::string key, std::string& field, std::string allowed, std::string description,
@@ -53,6 +58,10 @@ class ParameterSet {
   void add(ParameterSpec spec);
   std::vector<ParameterSpec> specs_;
 };
+
+// Parses the text of ParameterSet::extents; throws std::invalid_argument naming `key`.
+std::array<std::int64_t, 3> parse_extents(std::string_view key, std::string_view text, std::int64_t min, std::int64_t max);
+std::string extents_text(const std::array<std::int64_t, 3>& extents);  // "16" or "16x8x8"
 
 // Every parameter with key, unit, default, allowed values and description, as indented text.
 std::string format_parameter_table(const std::vector<ParameterSpec>& specs);

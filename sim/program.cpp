@@ -22,6 +22,31 @@ std::string Program::describe(const DataTag& tag) const {
   return fmt::format("{}({},{},{})", name, tag.index[0], tag.index[1], tag.index[2]);
 }
 
+KernelSpec cube_kernel(int mode, std::size_t b) { return {"mode" + std::to_string(mode), mode, {b, b, b}, {b, b, b}}; }
+
+Extents3 Program::extents_of(const DataTag& tag) const {
+  const int axis = tag.kind < tag_kinds.size() ? tag_kinds[tag.kind].axis : 0;
+  if (axis < 1 || axis > 3) return grid.extents(tag.index);
+  const AxisSplit& split = grid.axis[static_cast<std::size_t>(axis - 1)];
+  return {split.size(static_cast<std::size_t>(tag.index[0])), split.size(static_cast<std::size_t>(tag.index[1])), 1};
+}
+
+std::size_t Program::words_of(const DataTag& tag) const {
+  const Extents3 e = extents_of(tag);
+  return e[0] * e[1] * e[2];
+}
+
+std::uint32_t Program::kernel_for(int mode, const Extents3& accumulator, const Extents3& operand) {
+  for (std::uint32_t k = 0; k < kernels.size(); ++k)
+    if (kernels[k].mode == mode && kernels[k].accumulator == accumulator && kernels[k].operand == operand) return k;
+  // One name per mode when every block is b x b x b; otherwise the extents tell kernels apart.
+  std::string name = "mode" + std::to_string(mode);
+  if (!grid.uniform_cube())
+    name += fmt::format(" {}x{}x{}+={}x{}x{}", accumulator[0], accumulator[1], accumulator[2], operand[0], operand[1], operand[2]);
+  kernels.push_back({name, mode, accumulator, operand});
+  return static_cast<std::uint32_t>(kernels.size() - 1);
+}
+
 std::string Program::describe_node(std::size_t node) const { return to_string(shape.coord_of(node)); }
 
 std::size_t Program::global_steps() const {
@@ -63,8 +88,7 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
       }
       if (task.kind == TaskKind::Compute) {
         ++c.compute_tasks;
-        const std::size_t b = program.kernels[task.kernel].block;
-        c.scalar_multiply_adds += b * b * b * b;
+        c.scalar_multiply_adds += program.kernels[task.kernel].multiply_adds();
       } else if (task.kind == TaskKind::Send) {
         const Message& m = program.messages[task.message];
         sent += m.words;
@@ -81,6 +105,21 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
   c.messages *= copies;
   c.hops *= copies;
   return c;
+}
+
+std::size_t words_one_per_kind(const Program& program) {
+  std::size_t most = 0;
+  for (const NodeProgram& node : program.nodes) {
+    std::vector<std::size_t> largest(program.tag_kinds.size() + 1, 0);
+    for (const BufferSpec& b : node.buffers) {
+      std::size_t& of_kind = largest[std::min<std::size_t>(b.kind, program.tag_kinds.size())];
+      of_kind = std::max<std::size_t>(of_kind, b.words);
+    }
+    std::size_t words = 0;
+    for (const std::size_t w : largest) words += w;
+    most = std::max(most, words);
+  }
+  return most;
 }
 
 std::size_t bytes(const Program& program) {
@@ -140,7 +179,8 @@ std::string task_text(const Program& program, const NodeProgram& node, const Tas
 std::string format_text(const Program& program) {
   std::ostringstream out;
   out << "program: " << program.description << "\n";
-  out << "torus " << program.shape.p1 << "x" << program.shape.p2 << "x" << program.shape.p3 << ", "
+  out << "torus " << program.shape.p1 << "x" << program.shape.p2 << "x" << program.shape.p3 << ", blocks "
+      << program.grid.describe_blocks() << ", "
       << program.node_count() << " nodes, " << program.messages.size() << " messages\n";
   for (const StageInfo& s : program.stages)
     out << "transform " << s.transform << " (" << program.transforms[s.transform] << ") stage " << s.stage << ": "
@@ -199,7 +239,8 @@ nlohmann::json to_json(const Program& program) {
   j["algorithm"] = program.algorithm;
   j["description"] = program.description;
   j["shape"] = {program.shape.p1, program.shape.p2, program.shape.p3};
-  j["b"] = program.block_size;
+  j["N"] = {program.grid.axis[0].n, program.grid.axis[1].n, program.grid.axis[2].n};
+  j["b"] = program.grid.describe_blocks();
   j["transforms"] = program.transforms;
   j["stages"] = nlohmann::json::array();
   for (const StageInfo& s : program.stages)

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "sim/block_grid.hpp"
 #include "sim/geometry.hpp"
 
 namespace torus {
@@ -36,18 +37,29 @@ struct DataTag {
 struct TagKind {
   std::string name;
   int dimensions = 3;  // indices printed: 3 for tensor blocks, 2 for coefficient blocks
+  int axis = 0;        // coefficient blocks: the axis (1..3) whose matrix they cut; 0 for tensor blocks
 };
 
 inline constexpr std::uint32_t no_buffer = std::numeric_limits<std::uint32_t>::max();
 
-// A named block kernel. mode_product: acc(b x b x b) += operand(b x b x b) x_mode coef(b x b),
-// b^4 multiply-adds, each accumulator word updated b times.
+// A named block kernel, a mode product: acc += operand x_mode coef, where acc and operand agree
+// on the two axes the mode does not contract and coef is operand[m] x acc[m] (m = mode - 1,
+// stored input + operand[m] * output). Every accumulator word is updated operand[m] times.
+// With b x b x b blocks: b^4 multiply-adds, b updates per word.
 struct KernelSpec {
-  std::string name;       // "mode1", "mode2", "mode3"
-  int mode = 1;           // 1..3
-  std::size_t block = 1;  // b
+  std::string name;  // "mode1", "mode2", "mode3"; with blocks of several sizes the extents too
+  int mode = 1;      // 1..3
+  Extents3 accumulator{1, 1, 1};
+  Extents3 operand{1, 1, 1};
+  std::size_t reduction() const { return operand[static_cast<std::size_t>(mode - 1)]; }
+  std::size_t accumulator_words() const { return accumulator[0] * accumulator[1] * accumulator[2]; }
+  std::size_t operand_words() const { return operand[0] * operand[1] * operand[2]; }
+  std::size_t coefficient_words() const { return reduction() * accumulator[static_cast<std::size_t>(mode - 1)]; }
+  std::size_t multiply_adds() const { return accumulator_words() * reduction(); }
   friend bool operator==(const KernelSpec&, const KernelSpec&) = default;
 };
+// The b x b x b kernel of mode `mode`, named "mode1" .. "mode3".
+KernelSpec cube_kernel(int mode, std::size_t b);
 
 // A block of one of the host's arrays: array index into Program::host_arrays, block coordinates.
 struct HostBlock {
@@ -59,7 +71,7 @@ struct HostBlock {
 // the values from the run (sim/run_inputs.hpp); the Program only says which block goes where.
 struct HostArray {
   std::string name;       // "input", "forward C1", ...
-  bool matrix = false;    // a b x b block of an N x N matrix, else a b^3 block of the tensor
+  bool matrix = false;    // a block of an N_a x N_a matrix (cut like axis a), else a block of the tensor
   int axis = 0;           // matrices: 1..3
   std::size_t transform = 0;  // matrices: which transform of the run they serve
 };
@@ -137,7 +149,7 @@ struct Program {
   std::string algorithm;      // the generator's registered name
   std::string description;    // one line: problem and parameters
   TorusShape shape;
-  std::size_t block_size = 1;  // b
+  BlockGrid grid;  // how the tensor (and each axis's matrix) is cut into blocks
   std::vector<TagKind> tag_kinds;
   std::vector<KernelSpec> kernels;
   std::vector<HostArray> host_arrays;
@@ -153,10 +165,18 @@ struct Program {
   // block kinds only. On a uniform machine every node then sees the same cycles, so an engine
   // may time the one node and count it shape.node_count() times. It carries no values.
   bool translation_quotient = false;
+  // Each node generates the coefficient blocks it needs from a table of its own (its loads of
+  // coefficient blocks stand for that generation: no links, no time), so none is ever sent.
+  bool coefficients_local = false;
 
   std::size_t node_count() const { return nodes.size(); }
   std::size_t nodes_represented() const { return translation_quotient ? shape.node_count() : nodes.size(); }
   std::string describe(const DataTag& tag) const;  // "X'(0,1,2)", "C3(2,1)"
+  // The extents of the block a tag names (a coefficient block: rows x columns x 1) and its words.
+  Extents3 extents_of(const DataTag& tag) const;
+  std::size_t words_of(const DataTag& tag) const;
+  // The index of the mode product with these extents, added (and named) when new.
+  std::uint32_t kernel_for(int mode, const Extents3& accumulator, const Extents3& operand);
   std::string describe_node(std::size_t node) const;  // "(q,r,s)"
   std::size_t global_steps() const;
   const ProgramOutput* output(const std::string& name) const;  // nullptr when absent
@@ -167,13 +187,17 @@ struct Program {
 struct ProgramCounts {
   std::size_t steps = 0;                // distinct step labels
   std::size_t compute_tasks = 0;        // block multiply-adds
-  std::size_t scalar_multiply_adds = 0; // b^4 per mode product
+  std::size_t scalar_multiply_adds = 0; // per mode product its kernel's (b^4 for b x b x b blocks)
   std::array<std::size_t, 3> words_sent_per_node_step{};  // per stage, max over nodes and steps
   std::size_t words_held_per_node = 0;  // buffers declared, max over nodes
   std::size_t messages = 0;
   std::size_t hops = 0;                 // summed over messages
 };
 ProgramCounts count(const Program& program, std::uint32_t transform);
+
+// Words of one buffer of every kind a node declares (the largest of each kind), the most over
+// nodes: the paper's 4b^3 + 3b^2 for the orbital schedule; the rest are second buffers.
+std::size_t words_one_per_kind(const Program& program);
 
 // Bytes the Program allocates (for the memory report).
 std::size_t bytes(const Program& program);

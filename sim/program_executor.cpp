@@ -96,33 +96,38 @@ class Machine {
   // verifier explains everything else).
   void check_structure() const {
     if (p_.nodes.size() != p_.shape.node_count()) throw std::logic_error("the Program's node count does not match its shape");
-    if (host_.block_size != p_.block_size) throw std::logic_error("host data and Program disagree on the block size");
+    if (host_.input.size() != 0 && host_.input.extents() != p_.grid.tensor_extents())
+      throw std::logic_error("host data and Program disagree on the tensor's extents");
     for (std::size_t n = 0; n < p_.nodes.size(); ++n)
       for (std::size_t k = 0; k < p_.nodes[n].tasks.size(); ++k) check_task(n, k);
   }
 
   void check_task(std::size_t n, std::size_t k) const {
     const Task& t = p_.nodes[n].tasks[k];
-    const std::size_t b = p_.block_size, cube = b * b * b;
     const auto fits = [&](std::uint32_t buffer, std::size_t words) {
-      return buffer < p_.nodes[n].buffers.size() && p_.nodes[n].buffers[buffer].words == words;
+      return buffer < p_.nodes[n].buffers.size() && p_.nodes[n].buffers[buffer].words >= words;
     };
     bool ok = true;
     switch (t.kind) {
       case TaskKind::Load:
-        ok = t.source.array < p_.host_arrays.size() && fits(t.buffer, p_.host_arrays[t.source.array].matrix ? b * b : cube) &&
-             in_host(t.source);
+        ok = t.source.array < p_.host_arrays.size() && in_host(t.source) && fits(t.buffer, p_.words_of(t.tag));
         break;
-      case TaskKind::Compute:
-        ok = t.kernel < p_.kernels.size() && p_.kernels[t.kernel].block == b && p_.kernels[t.kernel].mode >= 1 &&
-             p_.kernels[t.kernel].mode <= 3 && fits(t.buffer, cube) && fits(t.operand, cube) && fits(t.coefficient, b * b);
+      case TaskKind::Compute: {
+        if (t.kernel >= p_.kernels.size()) {
+          ok = false;
+          break;
+        }
+        const KernelSpec& kernel = p_.kernels[t.kernel];
+        ok = kernel.mode >= 1 && kernel.mode <= 3 && fits(t.buffer, kernel.accumulator_words()) &&
+             fits(t.operand, kernel.operand_words()) && fits(t.coefficient, kernel.coefficient_words());
         break;
+      }
       case TaskKind::Send:
-        ok = t.message < p_.messages.size() && p_.messages[t.message].source == n && t.buffer < p_.nodes[n].buffers.size();
+        ok = t.message < p_.messages.size() && p_.messages[t.message].source == n && fits(t.buffer, p_.messages[t.message].words);
         break;
       case TaskKind::Receive:
         ok = t.message < p_.messages.size() && p_.messages[t.message].destination == n &&
-             (t.buffer == no_buffer || t.buffer < p_.nodes[n].buffers.size());
+             (t.buffer == no_buffer || fits(t.buffer, p_.messages[t.message].words));
         break;
     }
     if (!ok) throw std::logic_error(where(n, k) + ": an index or buffer size does not fit the Program (run verify_program)");
@@ -130,17 +135,19 @@ class Machine {
 
   bool in_host(const HostBlock& block) const {
     const HostArray& array = p_.host_arrays[block.array];
-    const std::size_t b = p_.block_size;
-    const auto fits = [b](std::int32_t index, std::size_t extent) {
-      return index >= 0 && static_cast<std::size_t>(index) * b + b <= extent;
+    const auto fits = [](std::int32_t index, const AxisSplit& split) {
+      return index >= 0 && static_cast<std::size_t>(index) < split.parts;
     };
     if (!array.matrix) {
-      const Extents3& e = host_.input.extents();
-      return fits(block.index[0], e[0]) && fits(block.index[1], e[1]) && fits(block.index[2], e[2]);
+      for (std::size_t a = 0; a < 3; ++a)
+        if (!fits(block.index[a], p_.grid.axis[a])) return false;
+      return true;
     }
     if (array.transform >= host_.coefficients.size() || array.axis < 1 || array.axis > 3) return false;
+    const AxisSplit& split = p_.grid.axis[static_cast<std::size_t>(array.axis - 1)];
     const Matrix<T>& m = host_.coefficients[array.transform][static_cast<std::size_t>(array.axis - 1)];
-    return fits(block.index[0], static_cast<std::size_t>(m.rows())) && fits(block.index[1], static_cast<std::size_t>(m.cols()));
+    return static_cast<std::size_t>(m.rows()) == split.n && static_cast<std::size_t>(m.cols()) == split.n &&
+           fits(block.index[0], split) && fits(block.index[1], split);
   }
 
   void allocate() {
@@ -232,12 +239,11 @@ class Machine {
       const std::vector<FmaInstruction>& program = (*options_.micro)[task.kernel].instructions;
       run_fma(program.data(), program.size(), acc.data(), operand, coefficient);
     } else {
-      mode_product_accumulate_block(acc.data(), operand, coefficient, kernel.block, kernel.mode);
+      mode_product_accumulate(acc.data(), kernel.accumulator, operand, kernel.operand, coefficient, kernel.mode);
     }
-    const std::size_t b = kernel.block;
     ProgramExecutionCounts& c = counts_of(n, task.label.transform);
     ++c.compute_tasks;
-    c.scalar_multiply_adds += b * b * b * b;
+    c.scalar_multiply_adds += kernel.multiply_adds();
     return true;
   }
 
@@ -253,9 +259,10 @@ class Machine {
     const std::vector<T>& words = result_.buffers[n][task.buffer];
     MessageState<T>& m = messages_[task.message];
     m.tag = tag_[first_buffer_[n] + task.buffer];
-    if (!m.dropped) m.payload = words;
+    const std::size_t count = p_.messages[task.message].words;  // the block's words lead the buffer
+    if (!m.dropped) m.payload.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(count));
     sent_pass_[task.message].store(pass_, std::memory_order_release);
-    nodes_[n].sent += words.size();
+    nodes_[n].sent += count;
     ++counts_of(n, task.label.transform).messages;
     return true;
   }
@@ -271,15 +278,17 @@ class Machine {
     return true;
   }
 
-  // Message `id` lands in node n's buffer: its words' storage is swapped in, the old freed.
+  // Message `id` lands in node n's buffer: when it fills the buffer its words' storage is
+  // swapped in and the old freed; a smaller block is copied into the buffer's first words.
   void take(std::size_t n, std::uint32_t buffer, std::uint32_t id) {
     MessageState<T>& m = messages_[id];
     std::vector<T>& into = result_.buffers[n][buffer];
     if (m.taken) throw std::logic_error(fmt::format("{}: message {} arrives twice", where(n, nodes_[n].pc), id));
-    if (into.size() != m.payload.size())
+    if (into.size() < m.payload.size())
       throw std::logic_error(fmt::format("message {} carries {} words into buffer b{} of node {}, which holds {}", id,
                                          m.payload.size(), buffer, p_.describe_node(n), into.size()));
-    m.payload.swap(into);
+    if (into.size() == m.payload.size()) m.payload.swap(into);
+    else std::copy(m.payload.begin(), m.payload.end(), into.begin());
     std::vector<T>().swap(m.payload);
     m.taken = true;
     tag_[first_buffer_[n] + buffer] = m.tag;
@@ -395,19 +404,20 @@ Tensor3<T> ProgramResult<T>::gather(const Program& program, const std::string& o
     for (const ProgramOutput& o : program.outputs) names += (names.empty() ? "" : ", ") + o.name;
     throw std::invalid_argument("output: the Program has no output '" + output + "'; it has: " + names);
   }
-  const std::size_t cube = program.block_size * program.block_size * program.block_size;
-  std::int32_t blocks = 0;
   for (std::size_t node = 0; node < out->buffer.size(); ++node) {
-    if (node >= buffers.size() || node >= out->tag.size() || out->buffer[node] >= buffers[node].size() ||
-        buffers[node][out->buffer[node]].size() != cube)
+    if (node >= buffers.size() || node >= out->tag.size() || out->buffer[node] >= buffers[node].size())
       throw std::logic_error("output '" + output + "' names a buffer node " + program.describe_node(node) + " does not have");
-    for (const std::int32_t index : out->tag[node].index) {
-      if (index < 0) throw std::logic_error("output '" + output + "' names a negative block index");
-      blocks = std::max(blocks, index + 1);
+    for (std::size_t a = 0; a < 3; ++a) {
+      const std::int32_t index = out->tag[node].index[a];
+      if (index < 0 || static_cast<std::size_t>(index) >= program.grid.axis[a].parts)
+        throw std::logic_error("output '" + output + "' names a block index outside the tensor");
     }
+    if (buffers[node][out->buffer[node]].size() < program.words_of(out->tag[node]))
+      throw std::logic_error("output '" + output + "' names a buffer of node " + program.describe_node(node) +
+                             " too small for its block");
   }
   const auto words = [this](std::size_t node, std::uint32_t buffer) { return buffers[node][buffer].data(); };
-  return gather_output<T>(program, *out, static_cast<std::size_t>(blocks) * program.block_size, words, layout);
+  return gather_output<T>(program, *out, words, layout);
 }
 
 template <class T>

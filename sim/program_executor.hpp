@@ -35,9 +35,9 @@ struct ProgramResult {
   ProgramExecutionCounts counts;                     // the whole run
   std::vector<ProgramExecutionCounts> per_transform;  // by TaskLabel::transform
 
-  // Assembles the named output into an N x N x N tensor in canonical order (N = b times one
-  // more than the largest block index the output names); `layout` gets which block each node
-  // held. Throws std::invalid_argument naming the outputs the Program has when absent.
+  // Assembles the named output into an N1 x N2 x N3 tensor in canonical order (the Program's
+  // grid); `layout` gets which block each node held. Throws std::invalid_argument naming the
+  // outputs the Program has when absent.
   Tensor3<T> gather(const Program& program, const std::string& output, std::vector<OutputBlock>* layout = nullptr) const;
 };
 

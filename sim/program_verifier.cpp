@@ -181,16 +181,27 @@ class Verifier {
     fail(n, k, [&] { return fmt::format("has no known kind ({})", static_cast<int>(t.kind)); });
   }
 
-  // Check 1: the buffer exists and has the words its role needs.
+  // Check 1: the buffer exists and has room for the words its role needs (a buffer may be larger:
+  // it holds blocks of several sizes over time, each in its first words).
   bool buffer_fits(std::size_t n, std::uint32_t k, std::uint32_t b, std::size_t words, const char* role) {
     const auto& buffers = p_.nodes[n].buffers;
     if (b >= buffers.size()) {
       fail(n, k, [&] { return fmt::format("the {} is buffer {}, but the node has {}", role, b, plural(buffers.size(), "buffer")); });
       return false;
     }
-    if (buffers[b].words != words)
+    if (buffers[b].words < words)
       fail(n, k, [&] { return fmt::format("the {} {} has {} words; {} are needed", role, buffer_name(n, b), buffers[b].words, words); });
     return true;
+  }
+
+  // The block a tag names has the extents a role of a kernel needs.
+  void extents_match(std::size_t n, std::uint32_t k, const DataTag& tag, const Extents3& want, const char* role) {
+    const Extents3 got = p_.extents_of(tag);
+    if (got == want) return;
+    fail(n, k, [&] {
+      return fmt::format("the {} {} is {}x{}x{}; the kernel needs {}x{}x{}", role, p_.describe(tag), got[0], got[1], got[2],
+                         want[0], want[1], want[2]);
+    });
   }
 
   void load(std::size_t n, std::uint32_t k, const Task& t) {
@@ -198,9 +209,16 @@ class Verifier {
       fail(n, k, [&] { return fmt::format("loads host array {}; there are {}", t.source.array, plural(p_.host_arrays.size(), "array")); });
       return;
     }
-    const std::size_t b = p_.block_size;
-    if (buffer_fits(n, k, t.buffer, p_.host_arrays[t.source.array].matrix ? b * b : b * b * b, "loaded buffer"))
-      write(n, t.buffer, t.tag);
+    const HostArray& array = p_.host_arrays[t.source.array];
+    const Extents3 source = array.matrix ? matrix_block(array.axis, t.source.index) : p_.grid.extents(t.source.index);
+    if (!p_.translation_quotient && source != p_.extents_of(t.tag))
+      fail(n, k, [&] { return fmt::format("loads {} from a block of {} of another size", p_.describe(t.tag), array.name); });
+    if (buffer_fits(n, k, t.buffer, source[0] * source[1] * source[2], "loaded buffer")) write(n, t.buffer, t.tag);
+  }
+
+  Extents3 matrix_block(int axis, const std::array<std::int32_t, 3>& index) const {
+    const AxisSplit& split = p_.grid.axis[static_cast<std::size_t>(std::clamp(axis, 1, 3) - 1)];
+    return {split.size(static_cast<std::size_t>(index[0])), split.size(static_cast<std::size_t>(index[1])), 1};
   }
 
   void compute(std::size_t n, std::uint32_t k, const Task& t) {
@@ -208,11 +226,16 @@ class Verifier {
       fail(n, k, [&] { return fmt::format("uses kernel {}; there are {}", t.kernel, plural(p_.kernels.size(), "kernel")); });
       return;
     }
-    const std::size_t b = p_.kernels[t.kernel].block;
-    const bool acc = buffer_fits(n, k, t.buffer, b * b * b, "accumulator");
+    const KernelSpec& kernel = p_.kernels[t.kernel];
+    const auto m = static_cast<std::size_t>(kernel.mode - 1);
+    extents_match(n, k, t.tag, kernel.accumulator, "accumulator");
+    extents_match(n, k, t.operand_tag, kernel.operand, "operand");
+    extents_match(n, k, t.coefficient_tag, {kernel.operand[m], kernel.accumulator[m], 1}, "coefficient");
+    const bool acc = buffer_fits(n, k, t.buffer, kernel.accumulator_words(), "accumulator");
     if (acc && !t.zero_accumulator) expect(n, k, t.buffer, t.tag, "accumulator");
-    if (buffer_fits(n, k, t.operand, b * b * b, "operand")) expect(n, k, t.operand, t.operand_tag, "operand");
-    if (buffer_fits(n, k, t.coefficient, b * b, "coefficient")) expect(n, k, t.coefficient, t.coefficient_tag, "coefficient");
+    if (buffer_fits(n, k, t.operand, kernel.operand_words(), "operand")) expect(n, k, t.operand, t.operand_tag, "operand");
+    if (buffer_fits(n, k, t.coefficient, kernel.coefficient_words(), "coefficient"))
+      expect(n, k, t.coefficient, t.coefficient_tag, "coefficient");
     if (acc) write(n, t.buffer, t.tag);
   }
 
@@ -358,6 +381,8 @@ class Verifier {
     else if (s.receiver != msg.destination)
       fail(s.receiver, s.receive_task,
            [&] { return fmt::format("{} is received here, but its destination is node {}", message_name(m), node_name(msg.destination)); });
+    if (msg.words != p_.words_of(msg.tag))
+      fail(node, task, [&] { return fmt::format("{} carries {} words; its block has {}", message_name(m), msg.words, p_.words_of(msg.tag)); });
     const std::size_t count = p_.nodes.size();
     if (p_.translation_quotient && msg.route.empty())
       fail(node, task, [&] { return message_name(m) + " has an empty route in a translation quotient (each copy must move)"; });

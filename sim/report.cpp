@@ -12,6 +12,24 @@ std::string error_line(const ErrorReport& e) {
                      e.within_tolerance() ? "PASS" : "FAIL");
 }
 
+// The paper's counts hold for the orbital schedule with b x b x b blocks on P x P x P nodes; in
+// general the report compares with what the Program promises and with N1 N2 N3 (N1+N2+N3).
+bool paper_formulas(const RunReport& r) { return r.uniform_cube && r.algorithm == "orbital"; }
+
+std::string multiply_adds_formula(const RunReport& r) {
+  if (r.n[0] == r.n[1] && r.n[1] == r.n[2]) return "3N^4";
+  return "N1 N2 N3 (N1+N2+N3)";
+}
+
+std::uint64_t multiply_adds_per_transform(const RunReport& r) {
+  return static_cast<std::uint64_t>(r.n[0]) * r.n[1] * r.n[2] * (r.n[0] + r.n[1] + r.n[2]);
+}
+
+std::string extents_or_edge(const std::array<int, 3>& e) {
+  if (e[0] == e[1] && e[1] == e[2]) return std::to_string(e[0]);
+  return fmt::format("{}x{}x{}", e[0], e[1], e[2]);
+}
+
 double percent(std::uint64_t part, std::uint64_t whole) {
   return whole == 0 ? 0.0 : 100.0 * static_cast<double>(part) / static_cast<double>(whole);
 }
@@ -42,8 +60,8 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
     i += same;
   }
   out += "\n";
-  out += fmt::format("  fma issued: {} (expected 3N^4 x {} x {} = {}) {}\n", t.fma_issued, r.fma_per_multiply_add,
-                     r.transforms.size(), t.fma_expected, t.fma_issued == t.fma_expected ? "OK" : "MISMATCH");
+  out += fmt::format("  fma issued: {} (expected {} x {} x {} = {}) {}\n", t.fma_issued, multiply_adds_formula(r),
+                     r.fma_per_multiply_add, r.transforms.size(), t.fma_expected, t.fma_issued == t.fma_expected ? "OK" : "MISMATCH");
   out += fmt::format("  fma-unit utilisation: {:.1f}%\n", 100.0 * t.utilisation());
   const std::uint64_t all = t.total_cycles * t.nodes;
   out += fmt::format("  node-cycles: busy {:.1f}%, dependency stall {:.1f}%, waiting for operands {:.1f}%, link back-pressure "
@@ -57,9 +75,10 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
     peak = std::max(peak, l.peak_occupancy);
   }
   out += fmt::format(" peak receive-buffer occupancy {} words\n", peak);
-  out += fmt::format("  words held per node: {} allocated (4b^3+3b^2 = {}, plus {} in second buffers for rolled blocks), "
+  out += fmt::format("  words held per node: {} allocated ({} = {}, plus {} in second buffers for rolled blocks), "
                      "plus {} in link receive buffers\n",
-                     t.words_allocated, t.words_paper, t.words_second_buffers, t.words_link_buffers);
+                     t.words_allocated, paper_formulas(r) ? "4b^3+3b^2" : "one block of each kind", t.words_paper,
+                     t.words_second_buffers, t.words_link_buffers);
   if (t.fast_forward_note.empty())
     out += fmt::format("  fast-forward: {} of {} fma issued ahead\n", t.fast_forwarded_fma, t.fma_issued);
   else
@@ -75,6 +94,62 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
   return out;
 }
 
+// The counts against the paper's formulas (orbital schedule, b x b x b blocks, P x P x P nodes).
+std::string paper_counts(const RunReport& r, const TransformOutcome& t) {
+  const auto& m = t.measured;
+  const std::size_t p = static_cast<std::size_t>(r.p[0]), n = r.n[0], b = n / p;
+  std::string out = fmt::format("  steps {} (3P = {}), block multiply-adds {} (3P^4 = {})\n", m.steps, 3 * p,
+                                m.block_multiply_adds, 3ull * p * p * p * p);
+  out += fmt::format("  scalar multiply-adds {} (3N^4 = {}), real fma {} (x{} per multiply-add)\n", m.scalar_multiply_adds,
+                     3ull * n * n * n * n, m.scalar_multiply_adds * r.fma_per_multiply_add, r.fma_per_multiply_add);
+  const auto& moved = m.words_moved_per_node_step;
+  out += fmt::format("  words moved per node per step: stage I {}, II {}, III {} (b^3+b^2 = {}, 2b^3 = {}{})\n", moved[0],
+                     moved[1], moved[2], b * b * b + b * b, 2 * b * b * b, p == 1 && r.timing ? "; P = 1 moves nothing" : "");
+  out += fmt::format("  words held per node: {} (4b^3+3b^2 = {})\n", m.words_held_per_node, 4 * b * b * b + 3 * b * b);
+  return out;
+}
+
+// Memory per node and words moved per step of an algorithm that generates its coefficients
+// locally, next to what the orbital schedule (seed 000) needs for blocks of the same size:
+// 4 tensor blocks and 3 coefficient blocks, second buffers for X', X'', Y and C3 (when P > 1),
+// b^3 + b^2 words moved in its light stage and 2 b^3 in the others.
+std::string local_coefficient_lines(const RunReport& r, const TransformOutcome& t) {
+  const Extents3& e = r.largest_block;
+  const std::uint64_t block = e[0] * e[1] * e[2], c3 = e[2] * e[2], coefficients = e[0] * e[0] + e[1] * e[1] + c3;
+  const bool moves = r.nodes() > 1;
+  const std::uint64_t orbital_words = 4 * block + coefficients + (moves ? 3 * block + c3 : 0);
+  const std::size_t real_bytes = r.scalar.precision == Precision::Single ? 4 : 8;
+  const std::size_t word_bytes = real_bytes * (r.scalar.domain == Domain::Complex ? 2 : 1);
+  const std::uint64_t own = t.measured.words_held_per_node * word_bytes + r.tables.values * real_bytes;
+  std::string out = fmt::format(
+      "  memory per node: {} words ({} bytes) + coefficient tables of {} values ({}) = {} bytes; the orbital schedule "
+      "(seed 000) at these blocks: {} words = {} bytes\n",
+      t.measured.words_held_per_node, t.measured.words_held_per_node * word_bytes, r.tables.values,
+      r.tables.description.empty() ? "none" : r.tables.description, own, orbital_words, orbital_words * word_bytes);
+  out += fmt::format("  words moved per node per step: one data block, at most {}; the orbital schedule at these blocks: "
+                     "{} (b^3+b^2) and {} (2b^3), its coefficient block in flight\n",
+                     moves ? block : 0, moves ? block + c3 : 0, moves ? 2 * block : 0);
+  return out;
+}
+
+// The counts against what the Program promises, for other algorithms, shapes and uneven blocks.
+std::string program_counts(const RunReport& r, const TransformOutcome& t) {
+  const auto& m = t.measured;
+  const auto& e = t.expected;
+  std::string out = fmt::format("  steps {} (the Program's {}), block multiply-adds {} (the Program's {})\n", m.steps, e.steps,
+                                m.block_multiply_adds, e.block_multiply_adds);
+  out += fmt::format("  scalar multiply-adds {} ({} = {}), real fma {} (x{} per multiply-add)\n", m.scalar_multiply_adds,
+                     multiply_adds_formula(r), multiply_adds_per_transform(r), m.scalar_multiply_adds * r.fma_per_multiply_add,
+                     r.fma_per_multiply_add);
+  const auto& moved = m.words_moved_per_node_step;
+  out += fmt::format("  words moved per node per step (largest over nodes and steps): stage I {}, II {}, III {}{}\n", moved[0],
+                     moved[1], moved[2], r.nodes() == 1 && r.timing ? "; one node moves nothing" : "");
+  out += fmt::format("  words held per node: {} (largest over nodes: every buffer, sized for the largest block it holds)\n",
+                     m.words_held_per_node);
+  if (r.coefficients_local) out += local_coefficient_lines(r, t);
+  return out;
+}
+
 std::string engine_title(const std::string& engine) {
   if (engine == "systemc") return "cycle-accurate (SystemC)";
   if (engine == "event") return "cycle-exact (event engine)";
@@ -85,29 +160,18 @@ std::string engine_title(const std::string& engine) {
 
 std::string format_text(const RunReport& r) {
   std::string out;
-  out += fmt::format("torus-sim {} run: N={} P={} b={} ({} nodes), transform {}, alpha {}, {}\n",
-                     engine_title(r.engine), r.n, r.p, r.b,
-                     static_cast<std::size_t>(r.p) * r.p * r.p, r.transform, r.alpha, to_string(r.scalar));
+  out += fmt::format("torus-sim {} run: N={} P={} b={} ({} nodes), {}transform {}, alpha {}, {}\n", engine_title(r.engine),
+                     extents_text(r.n), extents_or_edge(r.p), r.b, r.nodes(),
+                     r.algorithm == "orbital" ? "" : "algorithm " + r.algorithm + ", ", r.transform, r.alpha, to_string(r.scalar));
   out += fmt::format("input: {}\n", r.input);
   for (const TransformOutcome& t : r.transforms) {
-    const auto& m = t.measured;
     out += fmt::format("{}:\n", to_string(t.direction));
     const char* verified = t.verified == "quotient" ? "verified as a translation quotient (node (0,0,0)'s task list; symmetry: off "
                                                        "proves the whole schedule)"
                                                      : "verified";
     out += fmt::format("  schedule: {} ({} violations){}\n", t.schedule_violations == 0 ? verified : "INVALID",
                        t.schedule_violations, t.first_violation.empty() ? "" : ": " + t.first_violation);
-    out += fmt::format("  steps {} (3P = {}), block multiply-adds {} (3P^4 = {})\n", m.steps, 3 * r.p,
-                       m.block_multiply_adds, 3ull * r.p * r.p * r.p * r.p);
-    out += fmt::format("  scalar multiply-adds {} (3N^4 = {}), real fma {} (x{} per multiply-add)\n", m.scalar_multiply_adds,
-                       3ull * r.n * r.n * r.n * r.n, m.scalar_multiply_adds * r.fma_per_multiply_add,
-                       r.fma_per_multiply_add);
-    const auto& moved = m.words_moved_per_node_step;
-    out += fmt::format("  words moved per node per step: stage I {}, II {}, III {} (b^3+b^2 = {}, 2b^3 = {}{})\n", moved[0],
-                       moved[1], moved[2], r.b * r.b * r.b + r.b * r.b, 2 * r.b * r.b * r.b,
-                       r.p == 1 && r.timing ? "; P = 1 moves nothing" : "");
-    out += fmt::format("  words held per node: {} (4b^3+3b^2 = {})\n", m.words_held_per_node,
-                       4 * r.b * r.b * r.b + 3 * r.b * r.b);
+    out += paper_formulas(r) ? paper_counts(r, t) : program_counts(r, t);
     out += r.values ? fmt::format("  golden check: {}\n", error_line(t.error))
                     : "  golden check: none: values off, no value was computed or checked\n";
     if (!t.mismatch.empty()) out += "  " + t.mismatch + "\n";
@@ -167,10 +231,13 @@ nlohmann::json to_json(const TimingReport& t) {
 }
 
 nlohmann::json to_json(const RunReport& r) {
-  nlohmann::json j{{"N", r.n},
-                   {"P", r.p},
-                   {"b", r.b},
-                   {"nodes", static_cast<std::size_t>(r.p) * r.p * r.p},
+  const bool cubic_n = r.n[0] == r.n[1] && r.n[1] == r.n[2], cubic_p = r.p[0] == r.p[1] && r.p[1] == r.p[2];
+  // One number when every axis agrees (as before shapes existed), else "AxBxC".
+  nlohmann::json j{{"N", cubic_n ? nlohmann::json(r.n[0]) : nlohmann::json(extents_text(r.n))},
+                   {"P", cubic_p ? nlohmann::json(r.p[0]) : nlohmann::json(extents_or_edge(r.p))},
+                   {"b", r.uniform_cube ? nlohmann::json(r.n[0] / static_cast<std::size_t>(r.p[0])) : nlohmann::json(r.b)},
+                   {"nodes", r.nodes()},
+                   {"algorithm", r.algorithm},
                    {"transform", r.transform},
                    {"alpha", r.alpha},
                    {"normalisation", r.normalisation},
@@ -202,6 +269,7 @@ nlohmann::json to_json(const RunReport& r) {
          {"mismatch", t.mismatch}});
   }
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
+  if (r.coefficients_local) j["coefficient_tables"] = {{"values", r.tables.values}, {"description", r.tables.description}};
   j["engine"] = r.engine;
   j["values"] = r.values ? "on" : "off";
   if (!r.fault.empty()) j["fault"] = r.fault;

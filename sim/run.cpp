@@ -24,9 +24,16 @@ bool RunReport::passed() const {
 
 RunReport describe_run(const RunConfig& config, ScalarType scalar) {
   RunReport report;
-  report.n = static_cast<std::size_t>(config.n);
-  report.p = static_cast<int>(config.p);
-  report.b = config.block_size();
+  const BlockGrid grid = config.block_grid();
+  const TorusShape shape = config.torus_shape();
+  report.algorithm = config.algorithm;
+  report.n = grid.tensor_extents();
+  report.p = {shape.p1, shape.p2, shape.p3};
+  report.b = grid.describe_blocks();
+  report.uniform_cube = grid.uniform_cube() && shape.is_cube();
+  report.largest_block = {grid.axis[0].largest(), grid.axis[1].largest(), grid.axis[2].largest()};
+  report.coefficients_local = make_algorithm(config.algorithm)->coefficients_local();
+  if (report.coefficients_local) report.tables = coefficient_tables(config, grid, scalar.domain == Domain::Complex);
   report.transform = parse_axis_transforms(config.transform, config.transform_options()).describe();
   report.alpha = config.scheduling_vector().to_string();
   report.normalisation = config.normalisation;
@@ -49,13 +56,6 @@ template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor
 template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<std::complex<double>>&);
 
 namespace {
-
-TransformProblem problem_of(const RunConfig& config) {
-  TransformProblem problem{TorusShape::cube(static_cast<int>(config.p)), config.block_size(), config.scheduling_vector(), {}};
-  if (config.runs_forward()) problem.directions.push_back(TransformDirection::Forward);
-  if (config.runs_inverse()) problem.directions.push_back(TransformDirection::Inverse);
-  return problem;
-}
 
 // The report's schedule figures, read off the Program for one transform.
 ScheduleCounts expected_counts(const Program& program, std::uint32_t transform) {
@@ -90,10 +90,10 @@ Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
   const CoefficientSet<T> c = make_coefficients<T>(config);
   report.inverse_defects = c.defects;
   const TransformProblem problem = problem_of(config);
-  const std::unique_ptr<Algorithm> algorithm = make_algorithm("orbital");
+  const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
   const Program program = algorithm->build(problem);
   const ProgramVerification verification = verify_program(program, 1);
-  HostData<T> host{make_input<T>(config), {}, config.block_size()};
+  HostData<T> host{make_input<T>(config), {}};
   for (const TransformDirection d : problem.directions)
     host.coefficients.push_back(d == TransformDirection::Forward ? c.forward : c.inverse);
   const ProgramResult<T> result = execute_program(program, host);
@@ -106,7 +106,7 @@ Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
     outcome.measured = measured_counts(result.per_transform.at(t));
     std::vector<OutputBlock> layout;
     Tensor3<T> output = result.gather(program, to_string(outcome.direction), &layout);
-    check_against_golden(outcome, current, output, program, layout, host.coefficients[t], config.block_size());
+    check_against_golden(outcome, current, output, program, layout, host.coefficients[t]);
     report.transforms.push_back(outcome);
     if (outcome.direction == TransformDirection::Forward) y_hat = output;
     current = std::move(output);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/accuracy.hpp"
+#include "sim/coefficient_tables.hpp"
 #include "sim/executor.hpp"
 #include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
@@ -35,9 +36,14 @@ struct TransformOutcome {
 
 struct RunReport {
   std::string engine = "functional";
-  std::size_t n = 0;
-  int p = 0;
-  std::size_t b = 0;
+  std::string algorithm = "orbital";
+  Extents3 n{0, 0, 0};           // N1, N2, N3
+  std::array<int, 3> p{0, 0, 0};  // P1, P2, P3
+  std::string b;                 // the blocks' edges: "4", "4x5x3", "2-3x3-4x5" (BlockGrid::describe_blocks)
+  bool uniform_cube = true;      // N x N x N in b x b x b blocks on P x P x P nodes: the paper's formulas apply
+  Extents3 largest_block{0, 0, 0};  // the largest block's extents along each axis
+  bool coefficients_local = false;  // the nodes generate their coefficient blocks from tables
+  CoefficientTables tables;         // what each node keeps for that
   std::string transform;
   std::string alpha;
   std::string normalisation;
@@ -56,6 +62,7 @@ struct RunReport {
   // fma per scalar multiply-add: 4 for complex data on a real fma unit, else 1.
   std::size_t fma_per_multiply_add = 1;
   bool passed() const;
+  std::size_t nodes() const { return static_cast<std::size_t>(p[0]) * static_cast<std::size_t>(p[1]) * static_cast<std::size_t>(p[2]); }
 };
 
 // Validates `config`, runs it and returns the report; writes config.output and

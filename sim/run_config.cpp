@@ -14,8 +14,11 @@
 namespace torus {
 
 void RunConfig::declare(ParameterSet& set) {
-  set.integer("N", n, 1, 4096, "elements", "tensor edge: the transform is N x N x N");
-  set.integer("P", p, 1, 4096, "nodes", "torus edge: P x P x P nodes, each holding one b x b x b block (b = N/P)");
+  set.extents("N", n, 1, 4096, "elements",
+              "tensor extents: N (N x N x N) or N1xN2xN3, a transform of length N_a along axis a");
+  set.extents("P", p, 1, 4096, "nodes",
+              "torus extents: P (P x P x P nodes) or P1xP2xP3; node (Q,R,S) holds one block, N_a/P_a elements along "
+              "axis a, the first N_a mod P_a blocks one element larger");
   set.text("transform", transform, "one of dft, dct, dst, dht, wht, identity, user, or three separated by commas",
            "1D transform on every axis, or one per axis as 'axis1,axis2,axis3'",
            [](std::string_view text) { axis_transform_names(text); });
@@ -50,11 +53,25 @@ void RunConfig::declare(ParameterSet& set) {
            "steps every cycle (fast_forward is off while tracing)");
 }
 
+Extents3 RunConfig::tensor_extents() const {
+  return {static_cast<std::size_t>(n[0]), static_cast<std::size_t>(n[1]), static_cast<std::size_t>(n[2])};
+}
+
+TorusShape RunConfig::torus_shape() const {
+  return {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
+}
+
+std::size_t RunConfig::node_count() const { return torus_shape().node_count(); }
+
+BlockGrid RunConfig::block_grid() const {
+  return BlockGrid::make(tensor_extents(), {static_cast<std::size_t>(p[0]), static_cast<std::size_t>(p[1]), static_cast<std::size_t>(p[2])});
+}
+
 TransformOptions RunConfig::transform_options() const {
   TransformOptions options;
   options.normalisation = parse_normalisation(normalisation);
   options.user_matrix_path = user_matrix;
-  options.size = static_cast<std::size_t>(n);
+  options.size = n[0] == n[1] && n[1] == n[2] ? static_cast<std::size_t>(n[0]) : 0;
   options.unit_roundoff = parse_precision(precision) == Precision::Single ? unit_roundoff<float>() : unit_roundoff<double>();
   return options;
 }
@@ -72,10 +89,10 @@ bool check_input_header(const RunConfig& config) {
   if (!std::filesystem::is_regular_file(config.input, error))
     throw std::invalid_argument("input: '" + config.input + "' is not a readable file");
   const NpyHeader header = with_parameter("input", [&] { return read_npy_header(config.input); });
-  const auto n = static_cast<std::size_t>(config.n);
-  if (header.shape != std::vector<std::size_t>{n, n, n})
-    throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n) + " x " + std::to_string(n) +
-                                " x " + std::to_string(n) + " (N = " + std::to_string(n) + ") but " +
+  const Extents3 n = config.tensor_extents();
+  if (header.shape != std::vector<std::size_t>{n[0], n[1], n[2]})
+    throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n[0]) + " x " + std::to_string(n[1]) +
+                                " x " + std::to_string(n[2]) + " (N = " + extents_text(config.n) + ") but " +
                                 header.shape_text());
   return header.complex_valued();
 }
@@ -83,11 +100,9 @@ bool check_input_header(const RunConfig& config) {
 }  // namespace
 
 ScalarType validate(const RunConfig& config) {
-  if (config.n % config.p != 0)
-    throw std::invalid_argument("P: " + std::to_string(config.p) + " does not divide N = " + std::to_string(config.n) +
-                                "; allowed: a divisor of N, so that b = N/P is whole");
+  config.block_grid();  // at least one element per node along every axis
   const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
-  for (const auto& t : transforms.axis) t->check_size(static_cast<std::size_t>(config.n));
+  for (std::size_t a = 0; a < 3; ++a) transforms.axis[a]->check_size(static_cast<std::size_t>(config.n[a]));
   bool complex = transforms.complex_valued() || config.domain == "complex";
   std::error_code error;  // the non-throwing queries: an unreadable name is a bad value, not a failure
   if (!config.user_matrix.empty() && !std::filesystem::is_regular_file(config.user_matrix, error))
@@ -104,7 +119,7 @@ ScalarType validate(const RunConfig& config) {
   for (const auto& [key, path] : {std::pair{"output", config.output}, std::pair{"report_json", config.report_json},
                                    std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
     check_writable(key, path);
-  const std::int64_t nodes = config.p * config.p * config.p;
+  const std::size_t nodes = config.node_count();
   if (!config.chrome_trace.empty() && nodes > 4096)
     throw std::invalid_argument("chrome_trace: the torus has " + std::to_string(nodes) +
                                 " nodes; traces are written for at most 4096 (P <= 16)");

@@ -1,19 +1,22 @@
 #pragma once
 // What one run of the functional transform needs, with every field declared as a parameter.
 
+#include <array>
 #include <cstdint>
 #include <string>
 
 #include "kernels/scalar.hpp"
 #include "kernels/transform.hpp"
+#include "sim/block_grid.hpp"
+#include "sim/geometry.hpp"
 #include "sim/parameters.hpp"
 #include "sim/scheduling_vector.hpp"
 
 namespace torus {
 
 struct RunConfig {
-  std::int64_t n = 16;
-  std::int64_t p = 4;
+  std::array<std::int64_t, 3> n{16, 16, 16};  // N1, N2, N3
+  std::array<std::int64_t, 3> p{4, 4, 4};     // P1, P2, P3
   std::string transform = "dct";
   std::string normalisation = "none";
   std::string user_matrix;
@@ -35,7 +38,12 @@ struct RunConfig {
   void declare(ParameterSet& set);
 
   // Derived, after validate():
-  std::size_t block_size() const { return static_cast<std::size_t>(n / p); }
+  Extents3 tensor_extents() const;
+  TorusShape torus_shape() const;
+  std::size_t node_count() const;
+  // The canonical blocks: N_a elements along axis a over P_a nodes, the first N_a mod P_a one
+  // element larger. Throws std::invalid_argument naming P when an axis has fewer elements than nodes.
+  BlockGrid block_grid() const;
   bool runs_forward() const { return direction != "inverse"; }
   bool runs_inverse() const { return direction != "forward"; }
   bool computes_values() const { return values == "on"; }
@@ -43,8 +51,8 @@ struct RunConfig {
   TransformOptions transform_options() const;
 };
 
-// Checks the combination (N divisible by P, transform sizes, domain against transform and
-// input file) and returns the element type the run uses. Throws std::invalid_argument naming
+// Checks the combination (at least one element per node along each axis, transform sizes,
+// domain against transform and input file) and returns the element type the run uses. Throws std::invalid_argument naming
 // the parameter, the value and what is allowed.
 ScalarType validate(const RunConfig& config);
 

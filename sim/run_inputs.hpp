@@ -24,9 +24,9 @@ namespace torus {
 inline double uniform_pm1(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1p-52 - 1.0; }
 
 template <class T>
-Tensor3<T> random_tensor(std::size_t n, std::uint64_t seed) {
+Tensor3<T> random_tensor(const Extents3& n, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  Tensor3<T> x(n, n, n);
+  Tensor3<T> x(n);
   for (T& v : x.values()) {
     if constexpr (is_complex_v<T>) {
       const double re = uniform_pm1(rng);
@@ -39,13 +39,18 @@ Tensor3<T> random_tensor(std::size_t n, std::uint64_t seed) {
 }
 
 template <class T>
+Tensor3<T> random_tensor(std::size_t n, std::uint64_t seed) {
+  return random_tensor<T>(Extents3{n, n, n}, seed);
+}
+
+template <class T>
 Tensor3<T> make_input(const RunConfig& config) {
-  const auto n = static_cast<std::size_t>(config.n);
+  const Extents3 n = config.tensor_extents();
   if (config.input.empty()) return random_tensor<T>(n, config.seed);
   Tensor3<T> x = with_parameter("input", [&] { return read_npy_tensor<T>(config.input); });
-  if (x.extents() != Extents3{n, n, n})
-    throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n) + " x " + std::to_string(n) +
-                                " x " + std::to_string(n) + " (N = " + std::to_string(n) + ")");
+  if (x.extents() != n)
+    throw std::invalid_argument("input: '" + config.input + "' is not " + std::to_string(n[0]) + " x " + std::to_string(n[1]) +
+                                " x " + std::to_string(n[2]) + " (N = " + extents_text(config.n) + ")");
   return x;
 }
 
@@ -61,7 +66,7 @@ CoefficientSet<T> make_coefficients(const RunConfig& config) {
   const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
   CoefficientSet<T> set;
   for (std::size_t a = 0; a < 3; ++a) {
-    const CoefficientMatrices wide = transforms.axis[a]->matrices(static_cast<std::size_t>(config.n));
+    const CoefficientMatrices wide = transforms.axis[a]->matrices(static_cast<std::size_t>(config.n[a]));
     set.forward[a] = round_coefficients<T>(wide.forward);
     set.inverse[a] = round_coefficients<T>(wide.inverse);
     set.defects.push_back(inverse_defect(set.forward[a], set.inverse[a]));
@@ -76,7 +81,7 @@ CoefficientSet<T> make_coefficients(const RunConfig& config) {
 template <class T>
 void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, const Tensor3<T>& result,
                           const Program& program, const std::vector<OutputBlock>& layout,
-                          const std::array<Matrix<T>, 3>& matrices, std::size_t b) {
+                          const std::array<Matrix<T>, 3>& matrices) {
   const Tensor3<T> golden = golden_transform(input, matrices);
   const Tensor3<double> magnitude = absolute_transform(input, matrices);
   outcome.error = compare_to_golden(result, golden, magnitude);
@@ -84,14 +89,15 @@ void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, co
   if (outcome.error.within_tolerance()) return;
   std::set<std::array<int, 3>> affected;  // block indices with an element beyond its bound
   const Extents3& n = result.extents();
+  const auto block_at = [&](std::size_t axis, std::size_t i) { return static_cast<int>(program.grid.axis[axis].block_of(i)); };
   for (std::size_t k = 0; k < n[2]; ++k)
     for (std::size_t j = 0; j < n[1]; ++j)
       for (std::size_t i = 0; i < n[0]; ++i)
         if (!(static_cast<double>(std::abs(result(i, j, k) - golden(i, j, k))) <=
               outcome.error.tolerance_factor * magnitude(i, j, k)))
-          affected.insert({static_cast<int>(i / b), static_cast<int>(j / b), static_cast<int>(k / b)});
+          affected.insert({block_at(0, i), block_at(1, j), block_at(2, k)});
   const auto& e = outcome.error.first_failure;
-  const std::array<int, 3> first{static_cast<int>(e[0] / b), static_cast<int>(e[1] / b), static_cast<int>(e[2] / b)};
+  const std::array<int, 3> first{block_at(0, e[0]), block_at(1, e[1]), block_at(2, e[2])};
   std::string list;
   std::size_t listed = 0;
   for (const OutputBlock& block : layout) {

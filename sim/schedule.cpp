@@ -21,8 +21,20 @@ BlockKind coefficient_kind(int axis) {
   return static_cast<BlockKind>(static_cast<int>(BlockKind::Coef1) + axis - 1);
 }
 
-std::size_t words_in(BlockKind kind, std::size_t block_size) {
-  return is_coefficient(kind) ? block_size * block_size : block_size * block_size * block_size;
+int axis_of(BlockKind kind) {
+  return is_coefficient(kind) ? static_cast<int>(kind) - static_cast<int>(BlockKind::Coef1) + 1 : 0;
+}
+
+std::size_t words_in(const BlockId& block, const BlockGrid& grid) {
+  if (!is_coefficient(block.kind)) return grid.words({block.index[0], block.index[1], block.index[2]});
+  const AxisSplit& split = grid.axis[static_cast<std::size_t>(axis_of(block.kind) - 1)];
+  return split.size(static_cast<std::size_t>(block.index[0])) * split.size(static_cast<std::size_t>(block.index[1]));
+}
+
+std::size_t largest_words_in(BlockKind kind, const BlockGrid& grid) {
+  if (!is_coefficient(kind)) return grid.largest_words();
+  const std::size_t edge = grid.axis[static_cast<std::size_t>(axis_of(kind) - 1)].largest();
+  return edge * edge;
 }
 
 std::string to_string(const BlockId& block) {
@@ -42,21 +54,27 @@ std::vector<Placement> final_layout(const Schedule& schedule) {
 
 ScheduleCounts count(const Schedule& schedule) {
   ScheduleCounts c;
-  const std::size_t b = schedule.block_size;
+  const BlockGrid& grid = schedule.grid;
   for (const ScheduleStage& stage : schedule.stages) {
     c.steps += stage.steps.size();
-    for (const ScheduleStep& step : stage.steps) c.block_multiply_adds += step.ops.size();
-    if (!stage.steps.empty()) {
-      std::size_t words = 0;
-      for (const Roll& roll : stage.steps.front().rolls) words += words_in(roll.kind, b);
-      c.stage[static_cast<std::size_t>(stage.number - 1)].words_moved_per_node_step = words;
-    }
+    std::size_t& moved = c.stage[static_cast<std::size_t>(stage.number - 1)].words_moved_per_node_step;
+    for (const ScheduleStep& step : stage.steps)
+      for (const BlockMultiplyAdd& op : step.ops) {
+        ++c.block_multiply_adds;
+        const auto m = static_cast<std::size_t>(op.mode - 1);
+        c.scalar_multiply_adds += words_in(op.accumulator, grid) * grid.axis[m].size(static_cast<std::size_t>(op.operand.index[m]));
+        // The kinds that roll are among the blocks the step works on: those are what leave.
+        std::size_t words = 0;
+        for (const Roll& roll : step.rolls)
+          for (const BlockId* block : {&op.accumulator, &op.operand, &op.coefficient})
+            if (block->kind == roll.kind) words += words_in(*block, grid);
+        moved = std::max(moved, words);
+      }
   }
-  c.scalar_multiply_adds = c.block_multiply_adds * b * b * b * b;
   // Nothing is freed during a transform, so a node's peak is everything placed on it.
   std::vector<std::size_t> held(schedule.shape.node_count(), 0);
   auto add = [&](const std::vector<Placement>& placements) {
-    for (const Placement& p : placements) held[schedule.shape.index_of(p.node)] += words_in(p.block.kind, b);
+    for (const Placement& p : placements) held[schedule.shape.index_of(p.node)] += words_in(p.block, grid);
   };
   add(schedule.initial);
   for (const ScheduleStage& stage : schedule.stages) add(stage.created);
@@ -67,8 +85,8 @@ ScheduleCounts count(const Schedule& schedule) {
 std::string format_text(const Schedule& schedule) {
   static const std::array<const char*, 3> roman = {"I", "II", "III"};
   std::ostringstream out;
-  out << to_string(schedule.direction) << " schedule: N=" << schedule.n() << " P=" << schedule.p()
-      << " b=" << schedule.block_size << " alpha=" << schedule.alpha.to_string()
+  out << to_string(schedule.direction) << " schedule: N=" << extents_text(schedule.grid.tensor_extents())
+      << " P=" << schedule.p() << " b=" << schedule.grid.describe_blocks() << " alpha=" << schedule.alpha.to_string()
       << " (T = " << schedule.alpha.to_string()[0] << "Q " << schedule.alpha.to_string()[1] << "R "
       << schedule.alpha.to_string()[2] << "S mod " << schedule.p() << ")\n";
   for (const ScheduleStage& stage : schedule.stages) {
@@ -105,9 +123,12 @@ nlohmann::json placements_json(const std::vector<Placement>& placements) {
 nlohmann::json to_json(const Schedule& schedule) {
   nlohmann::json j;
   j["direction"] = to_string(schedule.direction);
-  j["N"] = schedule.n();
+  const Extents3 n = schedule.grid.tensor_extents();
+  if (n[0] == n[1] && n[1] == n[2]) j["N"] = n[0];
+  else j["N"] = n;
   j["P"] = schedule.p();
-  j["b"] = schedule.block_size;
+  if (schedule.grid.uniform_cube()) j["b"] = schedule.grid.axis[0].largest();
+  else j["b"] = schedule.grid.describe_blocks();
   j["alpha"] = schedule.alpha.to_string();
   j["initial"] = placements_json(schedule.initial);
   j["stages"] = nlohmann::json::array();

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "sim/block_grid.hpp"
 #include "sim/geometry.hpp"
 #include "sim/scheduling_vector.hpp"
 
@@ -23,8 +24,12 @@ inline constexpr std::size_t block_kind_count = 7;
 std::string to_string(BlockKind kind);  // "X", "X'", "X''", "Y", "C1", "C2", "C3"
 bool is_coefficient(BlockKind kind);
 BlockKind coefficient_kind(int axis);  // axis 1..3
-// b^3 for tensor blocks, b^2 for coefficient blocks.
-std::size_t words_in(BlockKind kind, std::size_t block_size);
+// b^3 for tensor blocks, b^2 for coefficient blocks: words_in the block `block` of `grid`
+// (a coefficient block (n, k) of axis a: size(n) x size(k) of axis a), and the largest such.
+struct BlockId;
+std::size_t words_in(const BlockId& block, const BlockGrid& grid);
+std::size_t largest_words_in(BlockKind kind, const BlockGrid& grid);
+int axis_of(BlockKind kind);  // coefficient kinds: 1..3; tensor kinds: 0
 
 // A tensor block is named by its block coordinates (i1, i2, i3); a coefficient block by
 // (input block, output block) in index[0], index[1] (index[2] = 0).
@@ -74,7 +79,7 @@ std::string to_string(TransformDirection direction);
 
 struct Schedule {
   TorusShape shape;
-  std::size_t block_size = 1;  // b
+  BlockGrid grid;  // blocks along each axis: P of them, sizes differing by at most one
   SchedulingVector alpha;
   TransformDirection direction = TransformDirection::Forward;
   BlockKind input_kind = BlockKind::X;
@@ -83,7 +88,6 @@ struct Schedule {
   std::vector<ScheduleStage> stages;
 
   int p() const { return shape.p1; }
-  std::size_t n() const { return block_size * static_cast<std::size_t>(shape.p1); }
 };
 
 // Which nodes a generated schedule lists: all, or only node (0,0,0). Every node runs the same
@@ -92,7 +96,12 @@ struct Schedule {
 enum class ScheduleNodes : std::uint8_t { All, FirstOnly };
 
 // The schedule of shared algebra for one direction; throws std::invalid_argument naming the
-// parameter when the shape is not a cube or b is 0.
+// parameter when the shape is not a cube (the schedule maps node coordinates onto other tensor
+// axes, see the message) or the grid does not cut every axis into P blocks. Blocks may differ
+// in size: the index algebra does not depend on it.
+Schedule generate_schedule(const TorusShape& shape, const BlockGrid& grid, const SchedulingVector& alpha,
+                           TransformDirection direction, ScheduleNodes nodes = ScheduleNodes::All);
+// b x b x b blocks (N = b P).
 Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, const SchedulingVector& alpha,
                            TransformDirection direction, ScheduleNodes nodes = ScheduleNodes::All);
 
@@ -103,12 +112,12 @@ std::vector<Placement> final_layout(const Schedule& schedule);
 // Counts read off the schedule alone (no arithmetic): the figures the paper derives in its
 // complexity analysis (3P steps, b^4 fma per step, b^3 + b^2 or 2 b^3 words moved, 4 b^3 + 3 b^2 held).
 struct StageCounts {
-  std::size_t words_moved_per_node_step = 0;  // sum of rolled block sizes
+  std::size_t words_moved_per_node_step = 0;  // sum of rolled block sizes (the largest, over nodes and steps)
 };
 struct ScheduleCounts {
   std::size_t steps = 0;
   std::size_t block_multiply_adds = 0;
-  std::size_t scalar_multiply_adds = 0;   // b^4 per block multiply-add
+  std::size_t scalar_multiply_adds = 0;   // b^4 per block multiply-add of b x b x b blocks
   std::size_t words_held_per_node = 0;    // peak over nodes, before receive buffers
   std::array<StageCounts, 3> stage{};
 };

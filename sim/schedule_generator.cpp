@@ -4,6 +4,7 @@
 // coefficient as functions of the node and the orbit label k = T - t, and which kinds roll
 // along which axis); a single loop turns a form into P steps for every node.
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -113,18 +114,26 @@ ScheduleStage make_stage(int number, const StageForm& form, const TorusShape& sh
 
 }  // namespace
 
-Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, const SchedulingVector& alpha,
+Schedule generate_schedule(const TorusShape& shape, const BlockGrid& grid, const SchedulingVector& alpha,
                            TransformDirection direction, ScheduleNodes nodes) {
   validate(shape);
   if (!shape.is_cube())
-    throw std::invalid_argument("P: the orbital schedule needs a cubic torus (P1 = P2 = P3); got " +
-                                std::to_string(shape.p1) + "x" + std::to_string(shape.p2) + "x" +
-                                std::to_string(shape.p3));
-  if (block_size < 1) throw std::invalid_argument("b: block size 0 is not allowed; b = N/P must be at least 1");
+    throw std::invalid_argument(
+        "P: " + std::to_string(shape.p1) + "x" + std::to_string(shape.p2) + "x" + std::to_string(shape.p3) +
+        " is not allowed with algorithm orbital: its schedule labels steps T = (aQ Q + aR R + aS S) mod P and moves "
+        "blocks across axes (node coordinate S indexes output axis 1 from stage II on, Q indexes axis 2 in stage III: "
+        "output block Y(S,Q,T)), so it needs a cubic torus (P1 = P2 = P3); allowed: a cube such as 4 or 4x4x4, or algorithm "
+        "orbital_local_coefficients, which runs on any P1xP2xP3");
+  for (std::size_t a = 0; a < 3; ++a)
+    if (grid.axis[a].parts != static_cast<std::size_t>(shape.p1) || grid.axis[a].n < grid.axis[a].parts)
+      throw std::invalid_argument("N: axis " + std::to_string(a + 1) + " has " + std::to_string(grid.axis[a].n) +
+                                  " elements in " + std::to_string(grid.axis[a].parts) + " blocks; the orbital schedule on " +
+                                  std::to_string(shape.p1) + "^3 nodes needs " + std::to_string(shape.p1) +
+                                  " blocks of at least one element along every axis");
   const auto& forms = direction == TransformDirection::Forward ? forward_forms : inverse_forms;
   Schedule schedule;
   schedule.shape = shape;
-  schedule.block_size = block_size;
+  schedule.grid = grid;
   schedule.alpha = alpha;
   schedule.direction = direction;
   schedule.input_kind = forms[0].operand.kind;
@@ -137,6 +146,13 @@ Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, cons
   for (int s = 0; s < 3; ++s)
     schedule.stages.push_back(make_stage(s + 1, forms[static_cast<std::size_t>(s)], shape, alpha, nodes));
   return schedule;
+}
+
+Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, const SchedulingVector& alpha,
+                           TransformDirection direction, ScheduleNodes nodes) {
+  if (block_size < 1) throw std::invalid_argument("b: block size 0 is not allowed; b = N/P must be at least 1");
+  return generate_schedule(shape, BlockGrid::cube(block_size, static_cast<std::size_t>(std::max(shape.p1, 1))), alpha,
+                           direction, nodes);
 }
 
 }  // namespace torus

@@ -56,17 +56,22 @@ SweepPlan::SweepPlan(const std::string& scenario_path, const Settings& overrides
                                 " combinations are dropped (P does not divide N in any of them); nothing to run");
 }
 
-// A product of N and P lists holds pairs with no whole block size; they are no run at all.
+// A product of N and P lists holds pairs with no whole block size; a sweep keeps to even blocks
+// (a single run with uneven blocks is fine: the first N mod P blocks are one element larger).
 void SweepPlan::keep_whole_blocks() {
   const std::size_t n_at = index_of(base_, "N"), p_at = index_of(base_, "P");
   std::vector<std::size_t> digit(axes_.size(), 0);
   const auto value = [&](std::size_t parameter) {
+    const std::string* text = &base_[parameter].second;
     for (std::size_t a = 0; a < axes_.size(); ++a)
-      if (axes_[a].parameter == parameter && !axes_[a].overridden) return std::stoll(axes_[a].values[digit[a]]);
-    return std::stoll(base_[parameter].second);
+      if (axes_[a].parameter == parameter && !axes_[a].overridden) text = &axes_[a].values[digit[a]];
+    return parse_extents(base_[parameter].first, *text, 1, 4096);
+  };
+  const auto whole = [](const std::array<std::int64_t, 3>& n, const std::array<std::int64_t, 3>& p) {
+    return n[0] % p[0] == 0 && n[1] % p[1] == 0 && n[2] % p[2] == 0;
   };
   for (std::size_t combination = 0; combination < combinations_; ++combination) {
-    if (value(n_at) % value(p_at) == 0) kept_.push_back(static_cast<std::uint32_t>(combination));
+    if (whole(value(n_at), value(p_at))) kept_.push_back(static_cast<std::uint32_t>(combination));
     for (std::size_t a = axes_.size(); a-- > 0;) {  // the last axis varies fastest
       if (++digit[a] < axes_[a].values.size()) break;
       digit[a] = 0;

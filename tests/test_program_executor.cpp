@@ -33,7 +33,7 @@ std::array<Matrix<T>, 3> matrices_of(std::size_t n, TransformDirection direction
 // that rolls a coefficient block) and 2b^3 in the others, read off the executor and the Program.
 void check_counts(const Program& program, const ProgramExecutionCounts& c, std::uint32_t transform,
                   TransformDirection direction) {
-  const std::size_t p = static_cast<std::size_t>(program.shape.p1), b = program.block_size, n = p * b;
+  const std::size_t p = static_cast<std::size_t>(program.shape.p1), b = program.grid.axis[0].largest(), n = p * b;
   CHECK(c.steps == 3 * p);
   CHECK(c.compute_tasks == 3 * p * p * p * p);
   CHECK(c.scalar_multiply_adds == 3 * n * n * n * n);
@@ -58,8 +58,8 @@ void check_orbital(int p, std::size_t b, const SchedulingVector& alpha, const Di
   const std::size_t n = b * static_cast<std::size_t>(p);
   INFO("P=" << p << " b=" << b << " alpha=" << alpha.to_string() << " transforms " << directions.size() << " first "
             << to_string(directions.front()));
-  const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), b, alpha, directions});
-  HostData<T> host{random_tensor<T>(n, 7), {}, b};
+  const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), BlockGrid::cube(b, p), alpha, directions});
+  HostData<T> host{random_tensor<T>(n, 7), {}};
   for (const TransformDirection d : directions) host.coefficients.push_back(matrices_of<T>(n, d));
   const ProgramResult<T> result = execute_program(program, host);
   REQUIRE(result.per_transform.size() == directions.size());
@@ -98,8 +98,9 @@ Program ping_pong() {
   Program p;
   p.algorithm = "ping-pong";
   p.shape = TorusShape{2, 1, 1};
-  p.tag_kinds = {{"X", 3}, {"C1", 2}, {"Y", 3}};
-  p.kernels = {{"mode1", 1, 1}};
+  p.grid = BlockGrid::make({2, 1, 1}, {2, 1, 1});
+  p.tag_kinds = {{"X", 3}, {"C1", 2, 1}, {"Y", 3}};
+  p.kernels = {cube_kernel(1, 1)};
   p.host_arrays = {{"input", false, 0, 0}, {"forward C1", true, 1, 0}};
   p.transforms = {"forward"};
   p.messages = {{0, 1, {Direction::PlusQ}, 1, {0, {0, 0, 0}}}, {1, 0, {Direction::MinusQ}, 1, {2, {0, 0, 0}}}};
@@ -146,7 +147,7 @@ HostData<double> ping_pong_host() {
   Matrix<double> c(2, 2);
   c << 2, 7, 11, 13;  // C(input, output): C(0,0) = 2, C(1,0) = 11
   const Matrix<double> unused = Matrix<double>::Identity(2, 2);
-  return {x, {{c, unused, unused}}, 1};
+  return {x, {{c, unused, unused}}};
 }
 
 }  // namespace
@@ -203,16 +204,16 @@ TEST_CASE("a Program that cannot progress throws naming the waiting nodes and me
 
 TEST_CASE("the golden check of a Program's output names the block and node as before", "[program][executor][run]") {
   const std::size_t n = 4, b = 2;
-  const Program program = make_algorithm("orbital")->build({TorusShape::cube(2), b, {}, {TransformDirection::Forward}});
-  HostData<double> host{random_tensor<double>(n, 3), {matrices_of<double>(n, TransformDirection::Forward)}, b};
+  const Program program = make_algorithm("orbital")->build({TorusShape::cube(2), BlockGrid::cube(b, 2), {}, {TransformDirection::Forward}});
+  HostData<double> host{random_tensor<double>(n, 3), {matrices_of<double>(n, TransformDirection::Forward)}};
   ProgramResult<double> result = execute_program(program, host);
   std::vector<OutputBlock> layout;
   Tensor3<double> y = result.gather(program, "forward", &layout);
   TransformOutcome outcome;
-  check_against_golden(outcome, host.input, y, program, layout, host.coefficients[0], b);
+  check_against_golden(outcome, host.input, y, program, layout, host.coefficients[0]);
   CHECK(outcome.mismatch.empty());
   y(0, 3, 1) += 1.0;  // block (0,1,0)
-  check_against_golden(outcome, host.input, y, program, layout, host.coefficients[0], b);
+  check_against_golden(outcome, host.input, y, program, layout, host.coefficients[0]);
   std::string node;
   for (const OutputBlock& block : layout)
     if (block.tag.index == std::array<int, 3>{0, 1, 0}) node = program.describe_node(block.node);
@@ -227,13 +228,13 @@ TEMPLATE_TEST_CASE("execute_program in parallel passes gives the same bits and c
   const std::size_t b = 2;
   const int p = 3;
   const Directions both{TransformDirection::Forward, TransformDirection::Inverse};
-  const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), b, SchedulingVector::parse("+-+"), both});
-  HostData<T> host{random_tensor<T>(b * p, 11), {}, b};
+  const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), BlockGrid::cube(b, p), SchedulingVector::parse("+-+"), both});
+  HostData<T> host{random_tensor<T>(b * p, 11), {}};
   for (const TransformDirection d : both) host.coefficients.push_back(matrices_of<T>(b * p, d));
   const bool split = is_complex_v<T>;
   for (const std::string schedule : {"interleaved", "chained"}) {
     std::vector<MicroProgram> micro;
-    for (const KernelSpec& k : program.kernels) micro.push_back(make_micro_schedule(schedule)->build(k.mode, k.block, split));
+    for (const KernelSpec& k : program.kernels) micro.push_back(make_micro_schedule(schedule)->build(k, split));
     const ProgramResult<T> one = execute_program(program, host, ExecutorOptions{1, &micro});
     for (const unsigned threads : {2u, 3u, 8u, 64u}) {
       INFO(schedule << ", " << threads << " threads");

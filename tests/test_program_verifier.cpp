@@ -73,8 +73,9 @@ Program ping_pong(Topology topology = Topology::Torus) {
   Program p;
   p.algorithm = "ping-pong";
   p.shape = {2, 1, 1, topology};
-  p.tag_kinds = {{"X", 3}, {"C", 2}, {"Y", 3}, {"Z", 3}};
-  p.kernels = {{"mode1", 1, 1}};
+  p.grid = BlockGrid::make({2, 1, 1}, {2, 1, 1});
+  p.tag_kinds = {{"X", 3}, {"C", 2, 1}, {"Y", 3}, {"Z", 3}};
+  p.kernels = {cube_kernel(1, 1)};
   p.host_arrays = {{"input", false, 0, 0}, {"C1", true, 1, 0}};
   p.messages = {{0, 1, {Direction::PlusQ}, 1, tag(X)}, {1, 0, {Direction::MinusQ}, 1, tag(Y)}};
   const NodeProgram blank{{{1, X}, {1, C}, {1, Y}, {1, Z}}, {}};
@@ -100,7 +101,7 @@ Program one_message(const TorusShape& shape, std::uint32_t source, std::uint32_t
 }
 
 Program orbital(int p, std::size_t b, const SchedulingVector& alpha, std::vector<TransformDirection> directions) {
-  return make_algorithm("orbital")->build(TransformProblem{TorusShape::cube(p), b, alpha, std::move(directions)});
+  return make_algorithm("orbital")->build(TransformProblem{TorusShape::cube(p), BlockGrid::cube(b, p), alpha, std::move(directions)});
 }
 
 // Index of the first task of `kind` at or after `from` (on `buffer` unless no_buffer).
@@ -183,11 +184,20 @@ TEST_CASE("missing, duplicated and misplaced sends and receives are caught", "[p
     CHECK(find(program, r, "uses kernel 3; there are 1 kernel") != "");
     CHECK(find(program, r, "the loaded buffer is buffer 9, but the node has 4 buffers") != "");
   }
-  SECTION("buffer sizes") {
-    program.nodes[1].buffers[X].words = 8;
+  SECTION("buffer sizes: too small for the block (a larger buffer is fine: blocks lead it)") {
+    program.nodes[1].buffers[X].words = 0;
+    program.nodes[1].buffers[C].words = 8;
     const ProgramVerification r = verify_program(program);
-    CHECK(find(program, r, "the receiving buffer b0 (X) has 8 words; 1 are needed") != "");
-    CHECK(find(program, r, "the operand b0 (X) has 8 words; 1 are needed") != "");
+    CHECK(find(program, r, "the receiving buffer b0 (X) has 0 words; 1 are needed") != "");
+    CHECK(find(program, r, "the operand b0 (X) has 0 words; 1 are needed") != "");
+    CHECK(r.violation_count == 2);
+  }
+  SECTION("block extents: the kernel's, and a message as long as its block") {
+    program.kernels[0].operand = {2, 1, 1};  // the mode-1 operand X(0,0,0) is 1x1x1
+    program.messages[1].words = 2;
+    const ProgramVerification r = verify_program(program);
+    CHECK(find(program, r, "the operand X(0,0,0) is 1x1x1; the kernel needs 2x1x1") != "");
+    CHECK(find(program, r, "message 1 (Y(0,0,0) from (1,0,0) to (0,0,0)) carries 2 words; its block has 1") != "");
   }
 }
 

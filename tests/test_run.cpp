@@ -121,7 +121,15 @@ TEST_CASE("same scenario and seed give bit-identical results", "[sim][run][deter
 }
 
 TEST_CASE("bad input gives a clear error naming parameter, value and what is allowed", "[sim][run][errors]") {
-  CHECK_THAT(run_error({{"N", "10"}, {"P", "4"}}), Catch::Contains("P: 4 does not divide N = 10"));
+  CHECK_THAT(run_error({{"N", "3"}, {"P", "4"}}), Catch::Contains("P: 4 nodes along axis 1 but N = 3 has 3 elements there") &&
+                                                   Catch::Contains("allowed: at most as many nodes as elements"));
+  CHECK_THAT(run_error({{"N", "8x2x8"}, {"P", "2x4x2"}}), Catch::Contains("P: 4 nodes along axis 2 but N = 8x2x8 has 2"));
+  CHECK_THAT(parameter_error("P", "4x0x2"), Catch::Contains("P: '4x0x2' is not allowed") && Catch::Contains("from 1 to 4096") &&
+                                                Catch::Contains("AxBxC"));
+  for (const char* bad : {"4x4", "4x4x4x4", "x4x4", "4xx4", "4x4x", "4 x4x4", "+4", "4x-1x2", "4X4X4", "4x4x5000"}) {
+    INFO(bad);
+    CHECK_THAT(parameter_error("P", bad), Catch::Contains(std::string("P: '") + bad + "' is not allowed"));
+  }
   CHECK_THAT(parameter_error("P", "0"), Catch::Contains("P: '0'") && Catch::Contains("from 1 to 4096"));
   CHECK_THAT(parameter_error("P", "-3"), Catch::Contains("P: '-3'"));
   CHECK_THAT(parameter_error("N", "twelve"), Catch::Contains("N: 'twelve'") && Catch::Contains("whole number"));

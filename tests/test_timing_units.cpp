@@ -59,7 +59,7 @@ TEST_CASE("machine parameters are declared with ranges and refuse bad values", "
   CHECK_THROWS_WITH(set.set("clock_hz", "fast"), Catch::Contains("clock_hz: 'fast'"));
   set.set("link_words_per_cycle", "1/8");
   CHECK(m.link_rate() == Rational{1, 8});
-  CHECK(m.link_buffer(4) == 128);
+  CHECK(m.link_buffer(64) == 128);  // auto: twice the largest block (b = 4: 2 b^3)
   for (const auto& spec : set.specs()) {
     CHECK_FALSE(spec.description.empty());
     CHECK_FALSE(spec.allowed.empty());
@@ -116,14 +116,14 @@ TEST_CASE("every micro-schedule gives each accumulator word its b updates in red
     for (const bool split : {false, true}) {
       std::vector<std::vector<std::complex<double>>> results;
       for (const std::string& name : micro_schedule_names()) {
-        const MicroProgram program = make_micro_schedule(name)->build(mode, b, split);
+        const MicroProgram program = make_micro_schedule(name)->build(cube_kernel(mode, b), split);
         INFO(name << " mode " << mode << " split " << split);
         REQUIRE(program.instructions.size() == b * b * b * b * (split ? 4 : 1));
         std::map<std::uint32_t, std::vector<Update>> updates;
         for (const FmaInstruction& i : program.instructions) {
           const std::size_t r = i.coefficient % b;  // coefficient word = r + b * output index
-          CHECK(i.operand == operand_word(mode, b, i.accumulator, r));
-          CHECK(i.coefficient == coefficient_word(mode, b, i.accumulator, r));
+          CHECK(i.operand == operand_word(cube_kernel(mode, b), i.accumulator, r));
+          CHECK(i.coefficient == coefficient_word(cube_kernel(mode, b), i.accumulator, r));
           updates[program.target(i)].emplace_back(r, i.part);
         }
         CHECK(updates.size() == b * b * b * program.components);
@@ -142,12 +142,12 @@ TEST_CASE("every micro-schedule gives each accumulator word its b updates in red
 
 TEST_CASE("operand and coefficient words follow the mode's contraction", "[sim][micro]") {
   // b = 2, accumulator word e = 5 is (i, j, k) = (1, 0, 1); reduction r = 1.
-  CHECK(operand_word(1, 2, 5, 1) == 1 + 2 * (0 + 2 * 1));  // (r, j, k)
-  CHECK(operand_word(2, 2, 5, 1) == 1 + 2 * (1 + 2 * 1));  // (i, r, k)
-  CHECK(operand_word(3, 2, 5, 1) == 1 + 2 * (0 + 2 * 1));  // (i, j, r)
-  CHECK(coefficient_word(1, 2, 5, 1) == 1 + 2 * 1);        // C(r, i)
-  CHECK(coefficient_word(2, 2, 5, 1) == 1 + 2 * 0);        // C(r, j)
-  CHECK(coefficient_word(3, 2, 5, 1) == 1 + 2 * 1);        // C(r, k)
+  CHECK(operand_word(cube_kernel(1, 2), 5, 1) == 1 + 2 * (0 + 2 * 1));  // (r, j, k)
+  CHECK(operand_word(cube_kernel(2, 2), 5, 1) == 1 + 2 * (1 + 2 * 1));  // (i, r, k)
+  CHECK(operand_word(cube_kernel(3, 2), 5, 1) == 1 + 2 * (0 + 2 * 1));  // (i, j, r)
+  CHECK(coefficient_word(cube_kernel(1, 2), 5, 1) == 1 + 2 * 1);        // C(r, i)
+  CHECK(coefficient_word(cube_kernel(2, 2), 5, 1) == 1 + 2 * 0);        // C(r, j)
+  CHECK(coefficient_word(cube_kernel(3, 2), 5, 1) == 1 + 2 * 1);        // C(r, k)
 }
 
 TEST_CASE("analytic compute span matches the hand derivation", "[sim][analytic]") {
@@ -172,9 +172,9 @@ TEST_CASE("analytic after_compute prediction and its exactness conditions", "[si
   m.declare(set);
   set.set("fma_latency", "4");
   set.set("link_latency", "3");
-  const AnalyticPrediction a = predict_cycles(m, {2, 2, 1, false, false});
+  const AnalyticPrediction a = predict_cycles(m, {2, 2, 1, false, false, {}, {}});
   CHECK(a.cycles == 6 * (19 + 7 + 3));
   CHECK(a.exact);
   set.set("link_buffer_words", "8");  // fewer than 2 b^3 = 16: credits may stall
-  CHECK_FALSE(predict_cycles(m, {2, 2, 1, false, false}).exact);
+  CHECK_FALSE(predict_cycles(m, {2, 2, 1, false, false, {}, {}}).exact);
 }

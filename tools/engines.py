@@ -8,10 +8,11 @@ Runs each configuration with `--engine systemc` and with `--engine event` in bot
 for the torus, values computed beside it) and compares the JSON reports field by field, leaving out only what describes the host or the engine itself (wall
 times, memory, the engine's name and its fast-forward figures). The configurations are every
 row of scenarios/regression.yaml (every K-th with --sample K) and R more drawn at random with
-a fixed seed over the whole parameter space (P up to 6, b up to 4, every alpha, every
-direction, fma latency 1-16, 1-4 fma per cycle, link latency 1-8, six bandwidths, buffers from
-one word to auto, message start-up 0-40 cycles, both roll policies and micro-schedules, real and
-complex data). Exits 1
+a fixed seed over the whole parameter space (P up to 6, b up to 4, N not a multiple of P in
+about a third of them (uneven blocks), a third with the local-coefficient algorithm on
+P1 x P2 x P3 tori up to 4 x 4 x 4, every alpha, every direction, fma latency 1-16, 1-4 fma per
+cycle, link latency 1-8, six bandwidths, buffers from one word to auto, message start-up 0-40
+cycles, both roll policies and micro-schedules, real and complex data). Exits 1
 and prints every difference when any figure differs or a run fails in one engine only.
 """
 
@@ -47,8 +48,14 @@ def random_rows(count, seed):
         p = rng.randint(1, 6)
         b = rng.randint(1, 4)
         words = b ** 3
+        uneven = rng.randint(1, p - 1) if p > 1 and rng.random() < 1 / 3 else 0  # the first N mod P blocks one larger
         transform = rng.choice(["dct", "dht", "dft", "dft"])
-        row = ["--N", str(p * b), "--P", str(p), "--transform", transform,
+        shape = ["--N", str(p * b + uneven), "--P", str(p)]
+        if rng.random() < 1 / 3:  # the local-coefficient variant on a P1 x P2 x P3 torus
+            ps = [rng.randint(1, 4) for _ in range(3)]
+            ns = [q * b + (rng.randint(0, q - 1) if rng.random() < 1 / 3 else 0) for q in ps]
+            shape = ["--algorithm", "orbital_local_coefficients", "--N", "x".join(map(str, ns)), "--P", "x".join(map(str, ps))]
+        row = shape + ["--transform", transform,
                "--alpha", "".join(rng.choice("+-") for _ in range(3)),
                "--direction", rng.choice(["forward", "inverse", "both"]),
                "--fma_latency", str(rng.randint(1, 16)), "--fma_per_cycle", str(rng.randint(1, 4)),

@@ -8,6 +8,8 @@ class Dft final : public Transform {
   explicit Dft(Normalisation normalisation) : normalisation_(normalisation) {}
   std::string name() const override { return "dft"; }
   bool complex_valued() const override { return true; }
+  // nk mod N indexes two tables, cos and sin of 2 pi j / N (D is the conjugate, scaled).
+  std::optional<std::size_t> table_values(std::size_t n) const override { return 2 * n; }
 
   // C(n,k) = s_f exp(-2 pi i nk/N) and D(k,n) = s_i exp(+2 pi i kn/N): D = C^{-1} exactly.
   CoefficientMatrices matrices(std::size_t n) const override {

@@ -10,6 +10,8 @@ class Dht final : public Transform {
   explicit Dht(Normalisation normalisation) : normalisation_(normalisation) {}
   std::string name() const override { return "dht"; }
   bool complex_valued() const override { return false; }
+  // nk mod N indexes one table of cas(2 pi j / N) (D is C, scaled).
+  std::optional<std::size_t> table_values(std::size_t n) const override { return n; }
   CoefficientMatrices matrices(std::size_t n) const override {
     check_size(n);
     const auto cas = [n](std::size_t i, std::size_t k) {

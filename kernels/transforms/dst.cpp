@@ -9,6 +9,8 @@ class Dst final : public Transform {
  public:
   std::string name() const override { return "dst"; }
   bool complex_valued() const override { return false; }
+  // (2n+1)(k+1) mod 4N indexes one table of sin(pi j / 2N), j < 4N, for C and D alike.
+  std::optional<std::size_t> table_values(std::size_t n) const override { return 4 * n; }
   CoefficientMatrices matrices(std::size_t n) const override {
     check_size(n);
     constexpr long double pi = 3.141592653589793238462643383279502884L;

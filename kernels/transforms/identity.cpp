@@ -9,6 +9,7 @@ class Identity final : public Transform {
  public:
   std::string name() const override { return "identity"; }
   bool complex_valued() const override { return false; }
+  std::optional<std::size_t> table_values(std::size_t) const override { return 0; }
   CoefficientMatrices matrices(std::size_t n) const override {
     check_size(n);
     const auto size = static_cast<Eigen::Index>(n);

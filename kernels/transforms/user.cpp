@@ -125,6 +125,8 @@ class UserMatrix final : public Transform {
   }
   std::string name() const override { return "user"; }
   bool complex_valued() const override { return complex_; }
+  // An arbitrary matrix: a node holds the blocks it uses.
+  std::optional<std::size_t> table_values(std::size_t) const override { return std::nullopt; }
   void check_size(std::size_t n) const override {
     if (static_cast<Eigen::Index>(n) != forward_.rows())
       throw std::invalid_argument(size_mismatch(path_, static_cast<std::size_t>(forward_.rows()), n));

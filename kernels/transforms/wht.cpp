@@ -13,6 +13,8 @@ class Wht final : public Transform {
   explicit Wht(Normalisation normalisation) : normalisation_(normalisation) {}
   std::string name() const override { return "wht"; }
   bool complex_valued() const override { return false; }
+  // The sign of entry (n, k) is the parity of the bits n and k share: no table.
+  std::optional<std::size_t> table_values(std::size_t) const override { return 0; }
   void check_size(std::size_t n) const override {
     if (n < 1 || !std::has_single_bit(n))
       throw std::invalid_argument("transform wht: N = " + std::to_string(n) +

@@ -22,7 +22,7 @@ TopConfig top_config(const EngineInputs& in) {
   config.fma_per_cycle = static_cast<unsigned>(machine.fma_per_cycle);
   config.link_latency = static_cast<Cycle>(machine.link_latency);
   config.link_rate = machine.link_rate();
-  config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.block_size));
+  config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.grid.largest_words()));
   // A waveform samples every node every cycle, so nothing may be skipped while tracing.
   config.fast_forward = machine.fast_forward == "on" && in.run.vcd_trace.empty();
   config.stepping_nodes = machine.stepping_nodes(shape.node_count());
@@ -98,7 +98,7 @@ class CycleRun final : public EngineRun {
     std::uint64_t ahead = 0;
     for (const NodeRecord& node : r.nodes) ahead += node.fast_forwarded_fma;
     if (r.fast_forward_note.empty() && ahead == 0)
-      r.fast_forward_note = program.block_size == 1 ? "with b = 1 every compute is a single fma: nothing to issue ahead"
+      r.fast_forward_note = program.grid.largest_words() == 1 ? "with b = 1 every compute is a single fma: nothing to issue ahead"
                                                     : "no compute had its inputs early enough to issue ahead";
     return r;
   }

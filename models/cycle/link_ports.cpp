@@ -37,7 +37,7 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
     else if (release == SendRelease::WordPresent && t.buffer == c.coefficient) order = &micro.coefficient_first_use;
   }
   const std::uint32_t generation = context_.info[task];
-  context_.memory.owe(t.buffer, generation);
+  context_.memory.owe(t.buffer, generation, m.words);
   const auto d = static_cast<std::size_t>(m.route.front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
                           &context_.steps[t.label.global_step], cycle});
@@ -340,6 +340,8 @@ bool LinkPorts::idle() const {
 // A word of its own that may leave now but has no credit: a function of the state at `cycle`
 // alone, so stepping and sleeping nodes classify the same cycles alike.
 bool LinkPorts::any_starved_with_work(Cycle cycle) const {
+  // While words sent ahead (each with its credit) still leave after `cycle`, their message holds
+  // the link, as it would when stepping: the message queued behind it is not free to leave yet.
   for (const std::size_t d : out_dirs_)
     if (!outgoing_[d].empty() && released(outgoing_[d].front(), cycle) && context_.out[d]->credits_unspent(cycle) == 0) return true;
   return false;

@@ -220,6 +220,9 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   // A load or compute waiting for its buffer's last words to leave goes on the cycle after.
   until = std::min(until, sequencer_.resumes_at());
   if (context_.sent_ahead_until > cycle) until = std::min(until, context_.sent_ahead_until);
+  // A load or compute waiting to overwrite a buffer whose words were sent ahead (a smaller block
+  // may arrive in it before a larger one has left) wakes when the last of them has left.
+  if (waiting) until = std::min(until, sequencer_.replaceable_at(cycle));
   if (!ports_.idle()) {
     // Queued words that cannot leave before the node's state changes (their compute has not
     // run) do not keep it awake; a link out of credit does, since stepping counts those cycles

@@ -36,10 +36,11 @@ void NodeMemory::store(std::uint32_t b, std::uint32_t word, std::uint32_t genera
     }
 }
 
-void NodeMemory::owe(std::uint32_t b, std::uint32_t generation) {
+void NodeMemory::owe(std::uint32_t b, std::uint32_t generation, std::size_t words) {
   BufferState& buf = buffers_[b];
   bool arriving = false;
-  for (WordState& w : buf.words) {
+  for (std::size_t i = 0; i < words; ++i) {
+    WordState& w = buf.words[i];
     if (w.generation != generation) {
       arriving = true;  // not here yet: owed when it lands
       continue;

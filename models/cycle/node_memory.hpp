@@ -45,8 +45,9 @@ class NodeMemory {
   void place(std::uint32_t b, std::uint32_t generation, Cycle cycle, const DataTag& tag);
   // A received word: usable from `cycle`, owed at once to the sends already waiting for it.
   void store(std::uint32_t b, std::uint32_t word, std::uint32_t generation, Cycle cycle);
-  // A send of `generation` is posted / has finished: it owes the words it will take.
-  void owe(std::uint32_t b, std::uint32_t generation);
+  // A send of `generation` is posted / has finished: it owes the words it will take, the first
+  // `words` of the buffer (the block it sends leads the buffer).
+  void owe(std::uint32_t b, std::uint32_t generation, std::size_t words);
   void settle(std::uint32_t b, std::uint32_t word, Cycle left_at);  // the send took the word at `left_at`
   // No word of the buffer is owed (landed or still arriving) or still to leave by `cycle`: it
   // may be replaced then.

@@ -50,6 +50,15 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
   return issued;
 }
 
+Cycle TaskSequencer::replaceable_at(Cycle cycle) const {
+  if (next_ >= context_.node->tasks.size()) return never;
+  const Task& task = context_.task(next_);
+  const bool overwrites = task.kind == TaskKind::Load || (task.kind == TaskKind::Compute && !entered_);
+  if (!overwrites || context_.memory.replaceable(task.buffer, cycle)) return never;
+  const BufferState& buffer = context_.memory.buffer(task.buffer);
+  return buffer.owed_words == 0 && buffer.busy_until != never ? buffer.busy_until + 1 : never;
+}
+
 bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
   const Task& task = context_.task(next_);
   if (task.kind == TaskKind::Load) {
@@ -109,8 +118,8 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
               acc.words.data(),
               context_.memory.buffer(task.operand).words.data(),
               context_.memory.buffer(task.coefficient).words.data(),
-              context_.memory.buffer(task.operand).words.size(),
-              context_.memory.buffer(task.coefficient).words.size(),
+              context_.program().kernels[task.kernel].operand_words(),  // the block's words lead the buffer
+              context_.program().kernels[task.kernel].coefficient_words(),
               acc.component_ready.empty() ? nullptr : acc.component_ready.data(),
               flow.accumulator_generation,
               flow.operand_generation,

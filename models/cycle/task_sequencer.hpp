@@ -32,6 +32,10 @@ class TaskSequencer {
   bool can_fast_forward() const;
   Cycle fast_forward(Cycle cycle, Cycle limit);
 
+  // When the next task waits to overwrite a buffer whose words are all committed to links but
+  // not yet gone: the first cycle it may (never otherwise).
+  Cycle replaceable_at(Cycle cycle) const;
+
   std::uint32_t next_task() const { return next_; }
   const std::uint32_t* next_task_pointer() const { return &next_; }
   bool all_passed() const { return next_ == context_.node->tasks.size(); }

@@ -42,7 +42,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   shared_.receive_task_of = receive_tasks(program);
   shared_.send_task_of = send_tasks(program);
   for (const KernelSpec& k : program.kernels) {
-    shared_.micro.push_back(micro_schedule.build(k.mode, k.block, split_complex));
+    shared_.micro.push_back(micro_schedule.build(k, split_complex));
     shared_.schedules.push_back(schedule_compute(shared_.micro.back(), config.fma_latency));
   }
   shared_.policy = &policy;

@@ -16,8 +16,8 @@ void BufferTimes::allocate(std::size_t words, bool split) {
   if (split) component_ready.assign(2 * words, 0);
 }
 
-bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle) const {
-  for (std::size_t w = 0; w < ready.size(); ++w)
+bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle, std::size_t words) const {
+  for (std::size_t w = 0; w < words; ++w)
     if (generation[w] != g || ready[w] > cycle) return false;
   return true;
 }
@@ -33,7 +33,7 @@ void BufferTimes::place(std::uint32_t g, Cycle cycle) {
 EventEngine::EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
                          const DatapathFactory& make_datapath)
     : program_(program), params_(params), policy_(policy), schedules_(params.fma_latency, params.per_cycle) {
-  for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k.mode, k.block, params.split));
+  for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k, params.split));
   for (const MicroProgram& m : micro_)
     for (const auto* order : {&m.accumulator_final_order, &m.operand_first_use, &m.coefficient_first_use}) {
       std::vector<std::uint32_t>& position = positions_[order];

@@ -182,17 +182,20 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   if (w.last_issue != never && start <= w.last_issue) return false;  // shares a cycle with earlier fma
   const TaskDataflow& flow = node.flow[w.next];
   BufferTimes& acc = node.buffers[task.buffer];
-  if (!node.buffers[task.operand].usable_by(flow.operand_generation, start) ||
-      !node.buffers[task.coefficient].usable_by(flow.coefficient_generation, start))
+  const KernelSpec& kernel = program_.kernels[task.kernel];
+  const std::size_t acc_words = kernel.accumulator_words();
+  if (!node.buffers[task.operand].usable_by(flow.operand_generation, start, kernel.operand_words()) ||
+      !node.buffers[task.coefficient].usable_by(flow.coefficient_generation, start, kernel.coefficient_words()))
     return false;
   std::uint32_t previous = acc.schedule;
   if (previous == FmaSchedules::none) {
-    if (!acc.usable_by(flow.generation, start)) return false;
-    for (const Cycle c : acc.component_ready)
-      if (c > start) return false;
+    if (!acc.usable_by(flow.generation, start, acc_words)) return false;
+    if (params_.split)
+      for (std::size_t t = 0; t < 2 * acc_words; ++t)
+        if (acc.component_ready[t] > start) return false;
   } else {
-    for (const std::uint32_t g : acc.generation)
-      if (g != flow.generation) return false;
+    for (std::size_t word = 0; word < acc_words; ++word)
+      if (acc.generation[word] != flow.generation) return false;
   }
   const MicroProgram& micro = micro_[task.kernel];
   const std::uint32_t id = schedules_.find(task.kernel, micro, previous, previous == FmaSchedules::none ? 0 : start - acc.schedule_start);
@@ -214,11 +217,14 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   std::fill(acc.writes_left.begin(), acc.writes_left.end(), std::uint16_t{0});
   acc.schedule = id;
   acc.schedule_start = start;
+  // The first fma may wait for its target: the compute before it on this accumulator may still
+  // be finishing it.
+  const Cycle first = start + s.issue.front();
   StepRecord& step = node.steps[task.label.global_step];
-  if (step.start == never) step.start = start;
+  if (step.start == never) step.start = first;
   step.fma += static_cast<std::uint32_t>(count);
   if (!node.trace.empty()) {
-    node.trace[w.next].note(start);
+    node.trace[w.next].note(first);
     node.trace[w.next].count += static_cast<std::uint32_t>(count - 1);
     node.trace[w.next].last = w.last_issue;
   }

@@ -60,8 +60,9 @@ struct BufferTimes {
   // (the targets are then usable as that schedule says); none otherwise.
   std::uint32_t schedule = ~std::uint32_t{0};
   Cycle schedule_start = 0;
-  // Every word holds `g` and is usable by `cycle`.
-  bool usable_by(std::uint32_t g, Cycle cycle) const;
+  // Each of the first `words` words (the block a compute reads leads its buffer) holds `g` and
+  // is usable by `cycle`.
+  bool usable_by(std::uint32_t g, Cycle cycle, std::size_t words) const;
   void allocate(std::size_t words, bool split);
   void place(std::uint32_t generation, Cycle cycle);  // load or zero: every word from `cycle`
 };

@@ -1,6 +1,7 @@
 #include "models/event/fma_schedule.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace torus::event {
 
@@ -16,6 +17,9 @@ std::uint32_t FmaSchedules::find(std::uint32_t kernel, const MicroProgram& micro
   std::uint32_t targets = 0;
   for (const FmaInstruction& i : micro.instructions) targets = std::max(targets, micro.target(i) + 1);
   ready.assign(targets, 0);
+  // The same accumulator block (one generation) under every kernel that updates it: its targets agree.
+  if (previous != none && schedules_[previous].target_ready.size() != targets)
+    throw std::logic_error("fma schedule: a compute continues an accumulator of another size");
   if (previous != none)
     for (std::uint32_t t = 0; t < targets; ++t) {
       const Cycle r = schedules_[previous].target_ready[t];

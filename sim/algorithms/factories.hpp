@@ -8,5 +8,9 @@
 namespace torus {
 
 std::unique_ptr<Algorithm> make_orbital();
+std::unique_ptr<Algorithm> make_orbital_local_coefficients();
+// The local-coefficient algorithm's own proofs on a Program (what its check() runs on the
+// Program it builds), for tests that break a Program on purpose.
+AlgorithmCheck prove_local_coefficients(const Program& program);
 
 }  // namespace torus

@@ -18,7 +18,7 @@ std::vector<Schedule> schedules_of(const TransformProblem& problem, ScheduleNode
   if (problem.directions.empty()) throw std::invalid_argument("direction: at least one transform is needed");
   std::vector<Schedule> out;
   for (const TransformDirection d : problem.directions)
-    out.push_back(generate_schedule(problem.shape, problem.block_size, problem.alpha, d, nodes));
+    out.push_back(generate_schedule(problem.shape, problem.grid, problem.alpha, d, nodes));
   return out;
 }
 
@@ -54,7 +54,7 @@ class OrbitalBuilder {
     if (quotient_) return node;  // its neighbour's copy of the message arrives here
     return shape().index_of(*shape().neighbour(shape().coord_of(node), direction));
   }
-  std::size_t b() const { return problem_.block_size; }
+  const BlockGrid& grid() const { return problem_.grid; }
   std::uint32_t buffer_id(BlockKind kind, int which) const {
     return which == 0 ? static_cast<std::uint32_t>(kind) : second_[static_cast<std::size_t>(kind)];
   }
@@ -68,30 +68,33 @@ class OrbitalBuilder {
     program_.algorithm = "orbital";
     program_.shape = shape();
     program_.translation_quotient = quotient_;
-    program_.block_size = b();
+    program_.grid = grid();
     std::string dirs;
     for (const Schedule& s : schedules_) {
       program_.transforms.push_back(to_string(s.direction));
       dirs += (dirs.empty() ? "" : "+") + to_string(s.direction);
     }
-    program_.description = "orbital schedule, N=" + std::to_string(schedules_[0].n()) + " P=" +
-                           std::to_string(schedules_[0].p()) + " b=" + std::to_string(b()) + " alpha=" +
+    program_.description = "orbital schedule, N=" + extents_text(grid().tensor_extents()) + " P=" +
+                           std::to_string(schedules_[0].p()) + " b=" + grid().describe_blocks() + " alpha=" +
                            problem_.alpha.to_string() + ", " + dirs + (quotient_ ? ", translation quotient" : "");
     for (std::size_t k = 0; k < block_kind_count; ++k) {
       const auto kind = static_cast<BlockKind>(k);
-      program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3});
+      program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3, axis_of(kind)});
     }
-    for (int mode = 1; mode <= 3; ++mode) program_.kernels.push_back({"mode" + std::to_string(mode), mode, b()});
+    // With b x b x b blocks the three kernels in mode order; otherwise each as a step needs it.
+    if (grid().uniform_cube())
+      for (int mode = 1; mode <= 3; ++mode) program_.kernels.push_back(cube_kernel(mode, grid().axis[0].largest()));
     program_.host_arrays.push_back({"input", false, 0, 0});
     for (std::size_t t = 0; t < schedules_.size(); ++t)
       for (int axis = 1; axis <= 3; ++axis)
         program_.host_arrays.push_back({to_string(schedules_[t].direction) + (t == 0 ? " C" : " D") + std::to_string(axis),
                                         true, axis, t});
-    // First buffers: one per kind. Second buffers only for kinds that roll: the next block
-    // arrives there while the current one is used or still leaving.
+    // First buffers: one per kind, as large as the largest block of that kind. Second buffers
+    // only for kinds that roll: the next block arrives there while the current one is used or
+    // still leaving.
     std::vector<BufferSpec> buffers;
     for (std::size_t k = 0; k < block_kind_count; ++k)
-      buffers.push_back({static_cast<std::uint32_t>(words_in(static_cast<BlockKind>(k), b())), static_cast<std::uint16_t>(k)});
+      buffers.push_back({static_cast<std::uint32_t>(largest_words_in(static_cast<BlockKind>(k), grid())), static_cast<std::uint16_t>(k)});
     second_.fill(no_buffer);
     for (const Schedule& s : schedules_)
       for (const ScheduleStage& stage : s.stages)
@@ -162,11 +165,11 @@ class OrbitalBuilder {
       compute.buffer = current(op.accumulator.kind);
       compute.operand = current(op.operand.kind);
       compute.coefficient = current(op.coefficient.kind);
-      compute.kernel = static_cast<std::uint32_t>(op.mode - 1);
       compute.zero_accumulator = step == 0;
       compute.tag = tag_of(op.accumulator);
       compute.operand_tag = tag_of(op.operand);
       compute.coefficient_tag = tag_of(op.coefficient);
+      compute.kernel = program_.kernel_for(op.mode, program_.extents_of(compute.tag), program_.extents_of(compute.operand_tag));
       if (compute.zero_accumulator) held_[node][compute.buffer] = compute.tag;
       computes[node].push_back(compute);
     }
@@ -180,8 +183,9 @@ class OrbitalBuilder {
       for (std::size_t node = 0; node < count; ++node) {
         const std::size_t to = receiver(node, roll.direction);
         const auto message = static_cast<std::uint32_t>(program_.messages.size());
+        const DataTag carried = *held_[node][from];
         program_.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(to), {roll.direction},
-                                     static_cast<std::uint32_t>(words_in(roll.kind, b())), *held_[node][from]});
+                                     static_cast<std::uint32_t>(program_.words_of(carried)), carried});
         Task send = make_task(TaskKind::Send, label);
         send.buffer = from;
         send.message = message;
@@ -241,7 +245,10 @@ class Orbital final : public Algorithm {
   Program build(const TransformProblem& problem) const override {
     return OrbitalBuilder(problem, schedules_of(problem)).build();
   }
-  bool translation_invariant() const override { return true; }
+  // Blocks of one size on a torus: every node's list is node (0,0,0)'s up to block indices.
+  bool translation_invariant(const TransformProblem& problem) const override {
+    return problem.grid.even() && problem.shape.topology == Topology::Torus;
+  }
   Program build_quotient(const TransformProblem& problem) const override {
     return OrbitalBuilder(problem, schedules_of(problem, ScheduleNodes::FirstOnly), true).build();
   }

@@ -10,8 +10,8 @@ class Chained final : public MicroSchedule {
   std::string name() const override { return "chained"; }
 
  protected:
-  void order(std::size_t b, bool split, const std::function<void(std::size_t, std::size_t, FmaPart)>& emit) const override {
-    const std::size_t words = b * b * b;
+  void order(std::size_t words, std::size_t b, bool split,
+             const std::function<void(std::size_t, std::size_t, FmaPart)>& emit) const override {
     for (std::size_t e = 0; e < words; ++e) {
       if (!split) {
         for (std::size_t r = 0; r < b; ++r) emit(e, r, FmaPart::Whole);

@@ -25,7 +25,7 @@ void fuzz_scenario_input(const std::uint8_t* data, std::size_t size) {
     const Scenario scenario = load_scenario(path, bundle.set);
     sweep_points(scenario);
     const ScalarType scalar = validate(bundle.run);
-    validate(bundle.fault, static_cast<int>(bundle.run.p));
+    validate(bundle.fault, bundle.run.torus_shape());
     check_engine(bundle.fault, bundle.machine.engine);
     bundle.machine.link_rate();
     bundle.machine.clock_frequency();

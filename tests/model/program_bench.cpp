@@ -14,12 +14,15 @@ nlohmann::json time_program(const Program& program, const Machine& machine) {
 
 namespace {
 
-// Every value 1: the input tensor and, for Programs that load coefficient blocks, the matrices.
+// An input tensor of ones and, for Programs that load coefficient blocks, identity matrices.
 HostData<double> ones(const Program& program) {
-  const std::size_t b = program.block_size;
-  const std::size_t n = b * static_cast<std::size_t>(std::max({program.shape.p1, program.shape.p2, program.shape.p3}));
-  const Matrix<double> matrix = Matrix<double>::Ones(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
-  return HostData<double>{Tensor3<double>(n, n, n, 1.0), {{matrix, matrix, matrix}}, b};
+  std::array<Matrix<double>, 3> identity;
+  for (std::size_t a = 0; a < 3; ++a) {
+    const auto n = static_cast<Eigen::Index>(program.grid.axis[a].n);
+    identity[a] = Matrix<double>::Identity(n, n);
+  }
+  return HostData<double>{Tensor3<double>(program.grid.tensor_extents(), 1.0),
+                          std::vector<std::array<Matrix<double>, 3>>(program.transforms.size(), identity)};
 }
 
 template <class Spans>

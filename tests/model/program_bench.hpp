@@ -5,6 +5,7 @@
 // the event engine, and both engines' records (everything a report is read off) can be had
 // through the engine interface the run driver uses.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,9 @@ inline Program empty_program(const TorusShape& shape, std::size_t b, std::size_t
   Program p;
   p.algorithm = "hand-built";
   p.shape = shape;
-  p.block_size = b;
+  p.grid = BlockGrid::cube(b, static_cast<std::size_t>(std::max({shape.p1, shape.p2, shape.p3})));
   p.tag_kinds = {{"A", 3}, {"B", 3}};
-  p.kernels = {{"mode1", 1, b}};
+  p.kernels = {cube_kernel(1, b)};
   p.host_arrays = {{"input", false, 0, 0}};
   p.transforms = {"forward"};
   p.stages = {{0, 1, 1, "hand-built", 1}};

@@ -78,7 +78,7 @@ class CaseBuilder {
   Program program() {
     const auto b = static_cast<std::size_t>(g_.choose(std::vector<int>{1, 2, 2, 3}));
     Program p = empty_program(g_.shape(), b, 0);
-    p.tag_kinds.push_back({"C", 2});
+    p.tag_kinds.push_back({"C", 2, 1});
     p.host_arrays.push_back({"C1", true, 1, 0});
     const auto cube = static_cast<std::uint32_t>(b * b * b), square = static_cast<std::uint32_t>(b * b);
     for (NodeProgram& node : p.nodes)
@@ -313,7 +313,7 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   }
   for (Program* p : {&c.whole, &c.quotient}) {
     *p = empty_program(shape, b, 0);
-    p->tag_kinds.push_back({"C", 2});
+    p->tag_kinds.push_back({"C", 2, 1});
     p->host_arrays.push_back({"C1", true, 1, 0});
     p->nodes.resize(p == &c.quotient ? 1 : shape.node_count());
     for (NodeProgram& node : p->nodes) {
@@ -369,7 +369,7 @@ RandomCase random_case(std::uint64_t seed) {
     for (const Message& m : p.messages) longest = std::max(longest, m.route.size());
     std::ostringstream text;
     text << "seed " << seed << " (attempt " << attempt << "): " << p.shape.p1 << "x" << p.shape.p2 << "x" << p.shape.p3
-         << (p.shape.topology == Topology::Mesh ? " mesh" : " torus") << ", b " << p.block_size << ", "
+         << (p.shape.topology == Topology::Mesh ? " mesh" : " torus") << ", b " << p.grid.describe_blocks() << ", "
          << p.global_steps() << " phases, " << p.messages.size() << " messages of up to " << longest << " hops; link latency "
          << c.machine.link_latency << ", " << c.machine.link_rate.num << "/" << c.machine.link_rate.den
          << " words per cycle, buffers " << c.machine.link_buffer_words << "; fma latency " << c.machine.fma_latency << ", "

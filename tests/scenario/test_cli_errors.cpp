@@ -67,7 +67,7 @@ TEST_CASE("options on the command line override the scenario file", "[scenario][
 }
 
 TEST_CASE("exit codes tell usage errors from runtime failures", "[scenario][cli]") {
-  CHECK(run_cli("run --N 10 --P 4").exit_code == 2);         // bad parameters
+  CHECK(run_cli("run --N 3 --P 4").exit_code == 2);          // bad parameters: fewer elements than nodes
   CHECK(run_cli("frobnicate").exit_code == 2);               // unknown command
   CHECK(run_cli("run --output /proc/x.npy").exit_code == 2); // a folder that cannot be written
   const std::string verify = torus_sim_executable() + " verify --P 3 --alpha all --direction both > /dev/null";

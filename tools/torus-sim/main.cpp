@@ -67,8 +67,8 @@ void add_parameter_options(CLI::App& command, const torus::ParameterSet& paramet
 }
 
 struct ScheduleQuery {
-  std::int64_t n = 4;
-  std::int64_t p = 2;
+  std::string n = "4";  // N or N1xN2xN3
+  std::string p = "2";  // P or P1xP2xP3
   std::string alpha = "+++";
   std::string direction = "forward";
   std::string format = "text";
@@ -76,10 +76,26 @@ struct ScheduleQuery {
   std::int64_t max_memory = 0;        // 0 = the memory the system reports available
 };
 
-// Refuses at once a query whose schedules or output would not fit in memory.
+std::array<std::int64_t, 3> extents_of(const char* key, const std::string& text) { return torus::parse_extents(key, text, 1, 4096); }
+
+torus::TorusShape shape_of(const ScheduleQuery& q) {
+  const auto p = extents_of("P", q.p);
+  return {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
+}
+
+torus::BlockGrid grid_of(const ScheduleQuery& q) {
+  const auto n = extents_of("N", q.n), p = extents_of("P", q.p);
+  return torus::BlockGrid::make({static_cast<std::size_t>(n[0]), static_cast<std::size_t>(n[1]), static_cast<std::size_t>(n[2])},
+                                {static_cast<std::size_t>(p[0]), static_cast<std::size_t>(p[1]), static_cast<std::size_t>(p[2])});
+}
+
+// Refuses at once a query whose schedules or output would not fit in memory (sized for the
+// largest torus edge: an upper bound for other shapes).
 void check_query_memory(const std::string& command, const ScheduleQuery& q) {
   const std::size_t directions = q.direction == "both" ? 2 : 1;
-  torus::check_memory(torus::estimate_schedule_command(command, q.format, q.p, directions), q.max_memory, "a smaller P");
+  const auto p = extents_of("P", q.p);
+  torus::check_memory(torus::estimate_schedule_command(command, q.format, std::max({p[0], p[1], p[2]}), directions), q.max_memory,
+                      "a smaller P");
 }
 
 torus::TransformDirection parse_direction(const std::string& text) {
@@ -87,11 +103,10 @@ torus::TransformDirection parse_direction(const std::string& text) {
 }
 
 int print_schedule(const ScheduleQuery& q) {
-  if (q.n % q.p != 0) throw std::invalid_argument("P: " + std::to_string(q.p) + " does not divide N = " + std::to_string(q.n));
+  const torus::BlockGrid grid = grid_of(q);
   check_query_memory("schedule", q);
-  const auto schedule = torus::generate_schedule(torus::TorusShape::cube(static_cast<int>(q.p)),
-                                                 static_cast<std::size_t>(q.n / q.p),
-                                                 torus::SchedulingVector::parse(q.alpha), parse_direction(q.direction));
+  const auto schedule =
+      torus::generate_schedule(shape_of(q), grid, torus::SchedulingVector::parse(q.alpha), parse_direction(q.direction));
   if (q.format == "json") std::cout << torus::to_json(schedule).dump(1) << '\n';
   else std::cout << torus::format_text(schedule);
   return code(ExitCode::Success);
@@ -99,11 +114,10 @@ int print_schedule(const ScheduleQuery& q) {
 
 // `direction` may be "both": one Program then runs the forward and the inverse in order.
 int print_program(const ScheduleQuery& q) {
-  if (q.n % q.p != 0) throw std::invalid_argument("P: " + std::to_string(q.p) + " does not divide N = " + std::to_string(q.n));
+  const torus::BlockGrid grid = grid_of(q);
   const auto algorithm = torus::make_algorithm(q.algorithm);  // names the allowed ones when unknown
   check_query_memory("program", q);
-  torus::TransformProblem problem{torus::TorusShape::cube(static_cast<int>(q.p)), static_cast<std::size_t>(q.n / q.p),
-                                  torus::SchedulingVector::parse(q.alpha), {}};
+  torus::TransformProblem problem{shape_of(q), grid, torus::SchedulingVector::parse(q.alpha), {}};
   if (q.direction != "inverse") problem.directions.push_back(torus::TransformDirection::Forward);
   if (q.direction != "forward") problem.directions.push_back(torus::TransformDirection::Inverse);
   const torus::Program program = algorithm->build(problem);
@@ -123,7 +137,7 @@ int verify_schedules(const ScheduleQuery& q) {
   bool all_ok = true;
   for (const auto& alpha : vectors)
     for (const auto direction : directions) {
-      const auto schedule = torus::generate_schedule(torus::TorusShape::cube(static_cast<int>(q.p)), 1, alpha, direction);
+      const auto schedule = torus::generate_schedule(shape_of(q), 1, alpha, direction);
       const auto report = torus::verify_schedule(schedule);
       std::cout << "P=" << q.p << " alpha=" << alpha.to_string() << " " << torus::to_string(direction) << ": "
                 << (report.ok() ? "legal" : "ILLEGAL") << " (" << report.block_multiply_adds_checked
@@ -299,7 +313,7 @@ int sc_main(int argc, char** argv) {
   CLI::App* program = app.add_subcommand("program", "print an algorithm's Program (per-node task lists) as text or JSON");
   for (CLI::App* command : {schedule, verify, program}) {
     const bool both = command != schedule;
-    command->add_option("--P", query.p, "torus edge (nodes)")->check(CLI::Range(1, 4096));
+    command->add_option("--P", query.p, "torus extents (nodes): P or P1xP2xP3, each 1 to 4096");
     command->add_option("--max_memory", query.max_memory,
                         "refuse when the estimated memory exceeds this many bytes (default: the memory the system "
                         "reports available)")
@@ -310,7 +324,7 @@ int sc_main(int argc, char** argv) {
                                    : std::vector<std::string>{"forward", "inverse"}));
   }
   for (CLI::App* command : {schedule, program}) {
-    command->add_option("--N", query.n, "tensor edge (elements)")->check(CLI::Range(1, 4096));
+    command->add_option("--N", query.n, "tensor extents (elements): N or N1xN2xN3, each 1 to 4096");
     command->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   }
   program->add_option("--algorithm", query.algorithm,
