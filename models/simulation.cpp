@@ -64,6 +64,9 @@ RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, s
     outcome.expected.block_multiply_adds = counts.compute_tasks;
     outcome.expected.scalar_multiply_adds = counts.scalar_multiply_adds;
     outcome.expected.words_held_per_node = counts.words_held_per_node;
+    outcome.expected.messages = counts.messages;
+    outcome.expected.hops = counts.hops;
+    outcome.expected.max_hops = counts.max_hops;
     for (std::size_t s = 0; s < 3; ++s) outcome.expected.stage[s].words_moved_per_node_step = counts.words_sent_per_node_step[s];
     outcomes.push_back(outcome);
   }

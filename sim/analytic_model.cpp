@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <string>
 
 namespace torus {
@@ -118,7 +119,8 @@ AnalyticPrediction by_stages(const MachineConfig& m, const AnalyticInputs& in) {
   for (const StageShape& stage : in.stages) {
     const std::uint64_t span = last_issue(m, 1, program_shape(stage.reduction, stage.words, in.split_complex)) +
                                static_cast<std::uint64_t>(m.fma_latency);
-    a.cycles += stage.steps * (span + roll_cycles(m, stage.rolled));
+    const std::uint64_t extra_hops = stage.rolled > 0 && stage.hops > 1 ? (stage.hops - 1) * static_cast<std::uint64_t>(m.link_latency) : 0;
+    a.cycles += stage.steps * (span + roll_cycles(m, stage.rolled) + extra_hops);
   }
   a.exact = false;
   a.regime = "per stage: steps x (compute of its largest block + roll of its largest block); " + in.approximate_because;
@@ -134,25 +136,28 @@ AnalyticInputs analytic_inputs(const Program& program, bool inverse_last, bool s
   in.transforms = program.transforms.size();
   in.inverse_last = inverse_last;
   in.split_complex = split_complex;
-  if (program.algorithm == "orbital" && program.shape.is_cube() && program.grid.uniform_cube()) return in;
+  if (program.algorithm == "orbital" && program.shape.is_cube() && program.grid.uniform_cube() && program.shape.torus()) return in;
   in.approximate_because = program.algorithm != "orbital" ? "the closed forms are derived for the orbital schedule"
+                           : !program.shape.torus()        ? "a mesh axis: rolls across its edge take P_a - 1 hops"
                            : !program.grid.even()          ? "blocks differ in size: nodes with larger blocks take longer"
                                                             : "blocks are not b x b x b";
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> rolled;  // (transform, stage): largest message
+  // (transform, stage): the largest message and the longest route
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::uint64_t, std::uint64_t>> rolled;
   for (const NodeProgram& node : program.nodes)
     for (const Task& task : node.tasks)
       if (task.kind == TaskKind::Send) {
-        std::uint64_t& words = rolled[{task.label.transform, task.label.stage}];
+        auto& [words, hops] = rolled[{task.label.transform, task.label.stage}];
         words = std::max<std::uint64_t>(words, program.messages[task.message].words);
+        hops = std::max<std::uint64_t>(hops, program.messages[task.message].route.size());
       }
   for (const StageInfo& info : program.stages) {
-    StageShape stage{info.steps, 1, 1, 0};
+    StageShape stage{info.steps, 1, 1, 0, 1};
     for (const KernelSpec& k : program.kernels)
       if (k.mode == info.mode && k.multiply_adds() >= stage.reduction * stage.words) {
         stage.reduction = k.reduction();
         stage.words = k.accumulator_words();
       }
-    stage.rolled = rolled[{info.transform, info.stage}];
+    std::tie(stage.rolled, stage.hops) = rolled[{info.transform, info.stage}];
     in.stages.push_back(stage);
   }
   return in;

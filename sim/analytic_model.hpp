@@ -20,6 +20,7 @@ struct StageShape {
   std::uint64_t reduction = 1;  // updates per accumulator word
   std::uint64_t words = 1;      // accumulator words
   std::uint64_t rolled = 0;     // words of the largest message a node sends in a step (0: nothing moves)
+  std::uint64_t hops = 1;       // of the longest route in the stage (a roll round a mesh edge: P_a - 1)
 };
 
 struct AnalyticInputs {

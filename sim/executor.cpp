@@ -106,10 +106,9 @@ class Machine {
     for (std::size_t i = 0; i < memory_.size(); ++i) {
       auto& slot = memory_[i][kind];
       if (!slot) throw std::logic_error("node " + to_string(schedule_.shape.coord_of(i)) + " has no " + to_string(roll.kind) + " to roll");
-      const auto to = schedule_.shape.neighbour(schedule_.shape.coord_of(i), roll.direction);
-      if (!to) throw std::logic_error("roll " + to_string(roll.direction) + " leaves the array");
+      const NodeCoord to = schedule_.shape.ring_neighbour(schedule_.shape.coord_of(i), roll.direction);
       sent[i] += slot->words();
-      arriving[schedule_.shape.index_of(*to)] = std::move(slot);
+      arriving[schedule_.shape.index_of(to)] = std::move(slot);
       slot.reset();
     }
     for (std::size_t i = 0; i < memory_.size(); ++i) memory_[i][kind] = std::move(arriving[i]);

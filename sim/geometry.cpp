@@ -30,6 +30,8 @@ std::string to_string(const NodeCoord& node) {
   return fmt::format("({},{},{})", node.q, node.r, node.s);
 }
 
+std::string to_string(Topology topology) { return topology == Topology::Torus ? "torus" : "mesh"; }
+
 NodeCoord TorusShape::coord_of(std::size_t index) const {
   const auto i = static_cast<int>(index);
   return {i % p1, (i / p1) % p2, i / (p1 * p2)};
@@ -44,9 +46,47 @@ std::optional<NodeCoord> TorusShape::neighbour(const NodeCoord& node, Direction 
   const int extent_along = extent(axis);
   NodeCoord next = node;
   const int moved = node[axis] + sign_of(direction);
-  if (topology == Topology::Mesh && (moved < 0 || moved >= extent_along)) return std::nullopt;
+  if (!wraps(axis) && (moved < 0 || moved >= extent_along)) return std::nullopt;
   next[axis] = ((moved % extent_along) + extent_along) % extent_along;
   return next;
+}
+
+NodeCoord TorusShape::ring_neighbour(const NodeCoord& node, Direction direction) const {
+  const Axis axis = axis_of(direction);
+  const int extent_along = extent(axis);
+  NodeCoord next = node;
+  next[axis] = ((node[axis] + sign_of(direction)) % extent_along + extent_along) % extent_along;
+  return next;
+}
+
+std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from, Direction direction) {
+  if (shape.neighbour(from, direction)) return {direction};
+  return std::vector<Direction>(static_cast<std::size_t>(shape.extent(axis_of(direction)) - 1), opposite(direction));
+}
+
+std::array<Topology, 3> parse_boundary(std::string_view text) {
+  const std::invalid_argument bad("boundary: '" + std::string(text) +
+                                  "' is not allowed; allowed: torus, mesh, or one per axis Q,R,S such as torus,mesh,mesh");
+  const auto one = [&bad](std::string_view word) {
+    if (word == "torus") return Topology::Torus;
+    if (word == "mesh") return Topology::Mesh;
+    throw bad;
+  };
+  std::vector<std::string_view> words;
+  for (std::size_t from = 0;;) {
+    const std::size_t comma = text.find(',', from);
+    words.push_back(text.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from));
+    if (comma == std::string_view::npos) break;
+    from = comma + 1;
+  }
+  if (words.size() == 1) return {one(words[0]), one(words[0]), one(words[0])};
+  if (words.size() != 3) throw bad;
+  return {one(words[0]), one(words[1]), one(words[2])};
+}
+
+std::string boundary_text(const TorusShape& shape) {
+  if (shape.boundary[0] == shape.boundary[1] && shape.boundary[1] == shape.boundary[2]) return to_string(shape.boundary[0]);
+  return to_string(shape.boundary[0]) + "," + to_string(shape.boundary[1]) + "," + to_string(shape.boundary[2]);
 }
 
 void validate(const TorusShape& shape) {

@@ -1,13 +1,16 @@
 #pragma once
 // Torus geometry: node coordinates (Q, R, S), the six link directions and neighbour
-// arithmetic with wrap-around. A mesh (no wrap-around) exists only so the schedule verifier
-// can show why the orbital schedule needs the torus.
+// arithmetic. Each axis is a torus (with the wrap-around link) or a mesh (without it: the
+// smaller partitions of real machines); an algorithm's rings still close on a mesh axis, by a
+// route the long way round through the routers (ring_route).
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace torus {
 
@@ -39,18 +42,20 @@ struct NodeCoord {
 std::string to_string(const NodeCoord& node);  // "(q,r,s)"
 
 enum class Topology : std::uint8_t { Torus, Mesh };
+std::string to_string(Topology topology);  // "torus", "mesh"
 
-// P1 x P2 x P3 nodes. The orbital schedule itself needs P1 = P2 = P3; the shape type is
-// general so rectangular arrays can be added without changing node addressing.
+// P1 x P2 x P3 nodes, each axis a torus or a mesh.
 struct TorusShape {
   int p1 = 1;
   int p2 = 1;
   int p3 = 1;
-  Topology topology = Topology::Torus;
+  std::array<Topology, 3> boundary{Topology::Torus, Topology::Torus, Topology::Torus};  // per axis Q, R, S
 
-  static TorusShape cube(int p, Topology topology = Topology::Torus) { return {p, p, p, topology}; }
+  static TorusShape cube(int p, Topology topology = Topology::Torus) { return {p, p, p, {topology, topology, topology}}; }
   int extent(Axis axis) const { return axis == Axis::Q ? p1 : axis == Axis::R ? p2 : p3; }
   bool is_cube() const { return p1 == p2 && p2 == p3; }
+  bool wraps(Axis axis) const { return boundary[static_cast<std::size_t>(axis)] == Topology::Torus; }
+  bool torus() const { return wraps(Axis::Q) && wraps(Axis::R) && wraps(Axis::S); }
   std::size_t node_count() const {
     return static_cast<std::size_t>(p1) * static_cast<std::size_t>(p2) * static_cast<std::size_t>(p3);
   }
@@ -60,9 +65,21 @@ struct TorusShape {
   }
   NodeCoord coord_of(std::size_t index) const;
   bool contains(const NodeCoord& node) const;
-  // The node one hop away; empty on a mesh when the hop would leave the array.
+  // The node one link away; empty on a mesh axis when the hop would leave the array.
   std::optional<NodeCoord> neighbour(const NodeCoord& node, Direction direction) const;
+  // The next node of the ring along `direction`, wrapping on every axis (an algorithm's rings).
+  NodeCoord ring_neighbour(const NodeCoord& node, Direction direction) const;
 };
+
+// The route from `from` to its ring neighbour in `direction`: that one link, or on a mesh axis
+// where the wrap-around link does not exist, P_a - 1 hops the other way through the routers.
+std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from, Direction direction);
+
+// One word when every axis agrees ("torus", "mesh"), else one per axis: "torus,mesh,mesh".
+std::string boundary_text(const TorusShape& shape);
+// "torus", "mesh" (every axis) or three separated by commas; throws std::invalid_argument
+// naming `boundary`, the value and what is allowed.
+std::array<Topology, 3> parse_boundary(std::string_view text);
 
 // Throws std::invalid_argument naming the parameter when an extent is below 1.
 void validate(const TorusShape& shape);

@@ -55,10 +55,11 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const Extents3 extents = run.tensor_extents();
   const double n1 = static_cast<double>(extents[0]), n2 = static_cast<double>(extents[1]), n3 = static_cast<double>(extents[2]);
   const double n = std::max({n1, n2, n3}), elements = n1 * n2 * n3;
+  const std::array<std::int64_t, 3> parts = run.torus_extents();
   double b = 1, p = 1;
   for (std::size_t a = 0; a < 3; ++a) {
-    b = std::max(b, std::ceil(static_cast<double>(extents[a]) / static_cast<double>(run.p[a])));
-    p = std::max(p, static_cast<double>(run.p[a]));
+    b = std::max(b, std::ceil(static_cast<double>(extents[a]) / static_cast<double>(parts[a])));
+    p = std::max(p, static_cast<double>(parts[a]));
   }
   // Timed on one node and computing no values: nothing per node of the torus is held.
   const double nodes = times_translation_quotient(run, machine) && !run.computes_values() ? 1.0 : static_cast<double>(run.node_count());
@@ -100,7 +101,7 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const double fma_per_kernel = b * b * b * b * (split ? 4 : 1);
   const double schedules = machine.engine == "systemc" ? (split ? 1 : 4) : machine.engine == "event" ? (p > 1 ? 5 : 2) : 0;
   std::array<double, 3> sizes{};  // distinct block sizes along each axis
-  for (std::size_t a = 0; a < 3; ++a) sizes[a] = extents[a] % static_cast<std::size_t>(run.p[a]) == 0 ? 1 : 2;
+  for (std::size_t a = 0; a < 3; ++a) sizes[a] = extents[a] % static_cast<std::size_t>(parts[a]) == 0 ? 1 : 2;
   const double kernels = sizes[0] * sizes[1] * sizes[2] * (sizes[0] + sizes[1] + sizes[2]);
   if (machine.engine != "functional") e.schedule_bytes += kernels / 3 * fma_per_kernel * (3 * 16 + schedules * 8);
   // Values off: no tensors, only the coefficient matrices (and their inverses' work).

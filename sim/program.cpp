@@ -94,6 +94,7 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
         sent += m.words;
         ++c.messages;
         c.hops += m.route.size();
+        c.max_hops = std::max(c.max_hops, m.route.size());
       }
     }
     close_step();

@@ -192,6 +192,7 @@ struct ProgramCounts {
   std::size_t words_held_per_node = 0;  // buffers declared, max over nodes
   std::size_t messages = 0;
   std::size_t hops = 0;                 // summed over messages
+  std::size_t max_hops = 0;             // of one message (P_a - 1 for a roll the long way round a mesh axis)
 };
 ProgramCounts count(const Program& program, std::uint32_t transform);
 

@@ -94,6 +94,11 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
   return out;
 }
 
+// Messages and their routes: one hop each on a torus; a roll across a mesh edge takes P_a - 1.
+std::string hops_line(const ScheduleCounts& e) {
+  return fmt::format("  messages {}, hops {} (per message {} to {})\n", e.messages, e.hops, e.messages == 0 ? 0 : 1, e.max_hops);
+}
+
 // The counts against the paper's formulas (orbital schedule, b x b x b blocks, P x P x P nodes).
 std::string paper_counts(const RunReport& r, const TransformOutcome& t) {
   const auto& m = t.measured;
@@ -106,6 +111,7 @@ std::string paper_counts(const RunReport& r, const TransformOutcome& t) {
   out += fmt::format("  words moved per node per step: stage I {}, II {}, III {} (b^3+b^2 = {}, 2b^3 = {}{})\n", moved[0],
                      moved[1], moved[2], b * b * b + b * b, 2 * b * b * b, p == 1 && r.timing ? "; P = 1 moves nothing" : "");
   out += fmt::format("  words held per node: {} (4b^3+3b^2 = {})\n", m.words_held_per_node, 4 * b * b * b + 3 * b * b);
+  if (t.expected.hops != t.expected.messages) out += hops_line(t.expected);
   return out;
 }
 
@@ -146,6 +152,7 @@ std::string program_counts(const RunReport& r, const TransformOutcome& t) {
                      moved[1], moved[2], r.nodes() == 1 && r.timing ? "; one node moves nothing" : "");
   out += fmt::format("  words held per node: {} (largest over nodes: every buffer, sized for the largest block it holds)\n",
                      m.words_held_per_node);
+  out += hops_line(e);
   if (r.coefficients_local) out += local_coefficient_lines(r, t);
   return out;
 }
@@ -160,8 +167,8 @@ std::string engine_title(const std::string& engine) {
 
 std::string format_text(const RunReport& r) {
   std::string out;
-  out += fmt::format("torus-sim {} run: N={} P={} b={} ({} nodes), {}transform {}, alpha {}, {}\n", engine_title(r.engine),
-                     extents_text(r.n), extents_or_edge(r.p), r.b, r.nodes(),
+  out += fmt::format("torus-sim {} run: N={} P={}{} b={} ({} nodes), {}transform {}, alpha {}, {}\n", engine_title(r.engine),
+                     extents_text(r.n), extents_or_edge(r.p), r.boundary == "torus" ? "" : " (" + r.boundary + ")", r.b, r.nodes(),
                      r.algorithm == "orbital" ? "" : "algorithm " + r.algorithm + ", ", r.transform, r.alpha, to_string(r.scalar));
   out += fmt::format("input: {}\n", r.input);
   for (const TransformOutcome& t : r.transforms) {
@@ -237,6 +244,7 @@ nlohmann::json to_json(const RunReport& r) {
                    {"P", cubic_p ? nlohmann::json(r.p[0]) : nlohmann::json(extents_or_edge(r.p))},
                    {"b", r.uniform_cube ? nlohmann::json(r.n[0] / static_cast<std::size_t>(r.p[0])) : nlohmann::json(r.b)},
                    {"nodes", r.nodes()},
+                   {"boundary", r.boundary},
                    {"algorithm", r.algorithm},
                    {"transform", r.transform},
                    {"alpha", r.alpha},
@@ -264,7 +272,10 @@ nlohmann::json to_json(const RunReport& r) {
          {"expected", {{"steps", t.expected.steps},
                        {"block_multiply_adds", t.expected.block_multiply_adds},
                        {"scalar_multiply_adds", t.expected.scalar_multiply_adds},
-                       {"words_held_per_node", t.expected.words_held_per_node}}},
+                       {"words_held_per_node", t.expected.words_held_per_node},
+                       {"messages", t.expected.messages},
+                       {"hops", t.expected.hops},
+                       {"max_hops_per_message", t.expected.max_hops}}},
          {"golden", r.values ? to_json(t.error) : nlohmann::json(nullptr)},
          {"mismatch", t.mismatch}});
   }

@@ -29,6 +29,7 @@ RunReport describe_run(const RunConfig& config, ScalarType scalar) {
   report.algorithm = config.algorithm;
   report.n = grid.tensor_extents();
   report.p = {shape.p1, shape.p2, shape.p3};
+  report.boundary = boundary_text(shape);
   report.b = grid.describe_blocks();
   report.uniform_cube = grid.uniform_cube() && shape.is_cube();
   report.largest_block = {grid.axis[0].largest(), grid.axis[1].largest(), grid.axis[2].largest()};
@@ -60,7 +61,7 @@ namespace {
 // The report's schedule figures, read off the Program for one transform.
 ScheduleCounts expected_counts(const Program& program, std::uint32_t transform) {
   const ProgramCounts p = count(program, transform);
-  ScheduleCounts c{p.steps, p.compute_tasks, p.scalar_multiply_adds, p.words_held_per_node, {}};
+  ScheduleCounts c{p.steps, p.compute_tasks, p.scalar_multiply_adds, p.words_held_per_node, {}, p.messages, p.hops, p.max_hops};
   for (std::size_t s = 0; s < 3; ++s) c.stage[s].words_moved_per_node_step = p.words_sent_per_node_step[s];
   return c;
 }

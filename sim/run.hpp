@@ -39,6 +39,7 @@ struct RunReport {
   std::string algorithm = "orbital";
   Extents3 n{0, 0, 0};           // N1, N2, N3
   std::array<int, 3> p{0, 0, 0};  // P1, P2, P3
+  std::string boundary = "torus";  // "torus", or per axis "torus,mesh,mesh" (boundary_text)
   std::string b;                 // the blocks' edges: "4", "4x5x3", "2-3x3-4x5" (BlockGrid::describe_blocks)
   bool uniform_cube = true;      // N x N x N in b x b x b blocks on P x P x P nodes: the paper's formulas apply
   Extents3 largest_block{0, 0, 0};  // the largest block's extents along each axis

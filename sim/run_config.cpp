@@ -3,6 +3,7 @@
 #include "sim/algorithm.hpp"
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 #include <unistd.h>
@@ -19,6 +20,15 @@ void RunConfig::declare(ParameterSet& set) {
   set.extents("P", p, 1, 4096, "nodes",
               "torus extents: P (P x P x P nodes) or P1xP2xP3; node (Q,R,S) holds one block, N_a/P_a elements along "
               "axis a, the first N_a mod P_a blocks one element larger");
+  set.text("boundary", boundary, "torus, mesh, or one per axis such as torus,mesh,mesh",
+           "links of each axis Q, R, S: torus (with the wrap-around link) or mesh (without it: a roll across the edge "
+           "goes the long way, P_a - 1 hops through the routers)",
+           [](std::string_view text) { parse_boundary(text); });
+  set.choice("process_grid", process_grid, {"explicit", "balanced"},
+             "explicit: P gives the torus; balanced: P1xP2xP3 from `nodes` as MPI_Dims_create does (non-increasing "
+             "extents, as equal as possible)");
+  set.integer("nodes", nodes, 0, std::int64_t{1} << 36, "nodes",
+              "the torus's node count for process_grid: balanced; 0 = not given (with explicit, P1 P2 P3 if given)");
   set.text("transform", transform, "one of dft, dct, dst, dht, wht, identity, user, or three separated by commas",
            "1D transform on every axis, or one per axis as 'axis1,axis2,axis3'",
            [](std::string_view text) { axis_transform_names(text); });
@@ -57,14 +67,39 @@ Extents3 RunConfig::tensor_extents() const {
   return {static_cast<std::size_t>(n[0]), static_cast<std::size_t>(n[1]), static_cast<std::size_t>(n[2])};
 }
 
+std::array<std::int64_t, 3> balanced_grid(std::int64_t nodes) {
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d * d <= nodes; ++d)
+    if (nodes % d == 0) {
+      divisors.push_back(d);
+      if (d * d != nodes) divisors.push_back(nodes / d);
+    }
+  std::sort(divisors.begin(), divisors.end());
+  for (const std::int64_t d1 : divisors) {  // the smallest largest extent first
+    if (d1 * d1 * d1 < nodes) continue;
+    const std::int64_t rest = nodes / d1;
+    for (const std::int64_t d2 : divisors) {  // then the smallest middle one
+      if (d2 > d1) break;
+      if (d2 * d2 >= rest && rest % d2 == 0) return {d1, d2, rest / d2};
+    }
+  }
+  return {nodes, 1, 1};  // not reached for nodes >= 1
+}
+
+std::array<std::int64_t, 3> RunConfig::torus_extents() const {
+  return process_grid == "balanced" && nodes > 0 ? balanced_grid(nodes) : p;
+}
+
 TorusShape RunConfig::torus_shape() const {
-  return {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
+  const std::array<std::int64_t, 3> e = torus_extents();
+  return {static_cast<int>(e[0]), static_cast<int>(e[1]), static_cast<int>(e[2]), parse_boundary(boundary)};
 }
 
 std::size_t RunConfig::node_count() const { return torus_shape().node_count(); }
 
 BlockGrid RunConfig::block_grid() const {
-  return BlockGrid::make(tensor_extents(), {static_cast<std::size_t>(p[0]), static_cast<std::size_t>(p[1]), static_cast<std::size_t>(p[2])});
+  const std::array<std::int64_t, 3> e = torus_extents();
+  return BlockGrid::make(tensor_extents(), {static_cast<std::size_t>(e[0]), static_cast<std::size_t>(e[1]), static_cast<std::size_t>(e[2])});
 }
 
 TransformOptions RunConfig::transform_options() const {
@@ -97,9 +132,29 @@ bool check_input_header(const RunConfig& config) {
   return header.complex_valued();
 }
 
+// nodes belongs to process_grid: balanced, and the grid it gives must fit P's range.
+void check_process_grid(const RunConfig& config) {
+  if (config.process_grid == "balanced") {
+    if (config.nodes < 1)
+      throw std::invalid_argument("nodes: 0 is not allowed with process_grid: balanced; allowed: the torus's node count, 1 "
+                                  "or more");
+    const std::array<std::int64_t, 3> e = balanced_grid(config.nodes);
+    if (e[0] > 4096)
+      throw std::invalid_argument("nodes: " + std::to_string(config.nodes) + " gives a balanced grid of " + extents_text(e) +
+                                  "; allowed: a node count whose balanced grid has extents of at most 4096");
+    return;
+  }
+  const std::int64_t given = config.p[0] * config.p[1] * config.p[2];
+  if (config.nodes != 0 && config.nodes != given)
+    throw std::invalid_argument("nodes: " + std::to_string(config.nodes) + " is not allowed with P = " + extents_text(config.p) +
+                                " (" + std::to_string(given) + " nodes) and process_grid: explicit; allowed: 0, " +
+                                std::to_string(given) + ", or process_grid: balanced to derive P from nodes");
+}
+
 }  // namespace
 
 ScalarType validate(const RunConfig& config) {
+  check_process_grid(config);
   config.block_grid();  // at least one element per node along every axis
   const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
   for (std::size_t a = 0; a < 3; ++a) transforms.axis[a]->check_size(static_cast<std::size_t>(config.n[a]));

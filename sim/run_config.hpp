@@ -16,7 +16,10 @@ namespace torus {
 
 struct RunConfig {
   std::array<std::int64_t, 3> n{16, 16, 16};  // N1, N2, N3
-  std::array<std::int64_t, 3> p{4, 4, 4};     // P1, P2, P3
+  std::array<std::int64_t, 3> p{4, 4, 4};     // P1, P2, P3 (process_grid: explicit)
+  std::string boundary = "torus";              // per axis: torus or mesh
+  std::string process_grid = "explicit";
+  std::int64_t nodes = 0;                      // process_grid: balanced derives P1xP2xP3 from it
   std::string transform = "dct";
   std::string normalisation = "none";
   std::string user_matrix;
@@ -39,6 +42,8 @@ struct RunConfig {
 
   // Derived, after validate():
   Extents3 tensor_extents() const;
+  // P1, P2, P3: as given, or from `nodes` with process_grid: balanced (balanced_grid).
+  std::array<std::int64_t, 3> torus_extents() const;
   TorusShape torus_shape() const;
   std::size_t node_count() const;
   // The canonical blocks: N_a elements along axis a over P_a nodes, the first N_a mod P_a one
@@ -50,6 +55,11 @@ struct RunConfig {
   SchedulingVector scheduling_vector() const { return SchedulingVector::parse(alpha); }
   TransformOptions transform_options() const;
 };
+
+// The extents MPI_Dims_create gives `nodes` in three dimensions: non-increasing, as equal as
+// possible (the smallest largest extent, then the smallest middle one): 1024 -> 16x8x8,
+// 128 -> 8x4x4, 12 -> 3x2x2, a prime p -> p x 1 x 1.
+std::array<std::int64_t, 3> balanced_grid(std::int64_t nodes);
 
 // Checks the combination (at least one element per node along each axis, transform sizes,
 // domain against transform and input file) and returns the element type the run uses. Throws std::invalid_argument naming

@@ -120,6 +120,8 @@ struct ScheduleCounts {
   std::size_t scalar_multiply_adds = 0;   // b^4 per block multiply-add of b x b x b blocks
   std::size_t words_held_per_node = 0;    // peak over nodes, before receive buffers
   std::array<StageCounts, 3> stage{};
+  // Read off a Program: its messages, their hops in all and the most of one message.
+  std::size_t messages = 0, hops = 0, max_hops = 0;
 };
 ScheduleCounts count(const Schedule& schedule);
 

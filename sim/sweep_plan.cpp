@@ -58,20 +58,25 @@ SweepPlan::SweepPlan(const std::string& scenario_path, const Settings& overrides
 
 // A product of N and P lists holds pairs with no whole block size; a sweep keeps to even blocks
 // (a single run with uneven blocks is fine: the first N mod P blocks are one element larger).
+// The torus is what the run will use: P, or the balanced grid of `nodes`.
 void SweepPlan::keep_whole_blocks() {
-  const std::size_t n_at = index_of(base_, "N"), p_at = index_of(base_, "P");
   std::vector<std::size_t> digit(axes_.size(), 0);
-  const auto value = [&](std::size_t parameter) {
-    const std::string* text = &base_[parameter].second;
+  const auto value = [&](const char* key) {
+    const std::size_t parameter = index_of(base_, key);
     for (std::size_t a = 0; a < axes_.size(); ++a)
-      if (axes_[a].parameter == parameter && !axes_[a].overridden) text = &axes_[a].values[digit[a]];
-    return parse_extents(base_[parameter].first, *text, 1, 4096);
-  };
-  const auto whole = [](const std::array<std::int64_t, 3>& n, const std::array<std::int64_t, 3>& p) {
-    return n[0] % p[0] == 0 && n[1] % p[1] == 0 && n[2] % p[2] == 0;
+      if (axes_[a].parameter == parameter && !axes_[a].overridden) return axes_[a].values[digit[a]];
+    return base_[parameter].second;
   };
   for (std::size_t combination = 0; combination < combinations_; ++combination) {
-    if (whole(value(n_at), value(p_at))) kept_.push_back(static_cast<std::uint32_t>(combination));
+    RunConfig run;
+    ParameterSet scratch;
+    run.declare(scratch);
+    for (const char* key : {"N", "P", "process_grid", "nodes"}) scratch.set(key, value(key));
+    const Extents3 n = run.tensor_extents();
+    const std::array<std::int64_t, 3> p = run.torus_extents();
+    bool whole = true;
+    for (std::size_t a = 0; a < 3; ++a) whole = whole && n[a] % static_cast<std::size_t>(p[a]) == 0;
+    if (whole) kept_.push_back(static_cast<std::uint32_t>(combination));
     for (std::size_t a = axes_.size(); a-- > 0;) {  // the last axis varies fastest
       if (++digit[a] < axes_[a].values.size()) break;
       digit[a] = 0;

@@ -138,13 +138,10 @@ class Replay {
         fail(stage_, t, from, "", "has no " + to_string(roll.kind) + " block to roll " + to_string(roll.direction));
         continue;
       }
-      std::optional<NodeCoord> to = schedule_.shape.neighbour(from, roll.direction);
-      if (!to) {
-        fail(stage_, t, from, to_string(*block), "roll " + to_string(roll.direction) + " leaves the array: no nearest-neighbour link (needs wrap-around)");
-        to = from;  // the block stays, so later checks see the consequence
-      }
-      auto& target = next[schedule_.shape.index_of(*to)][kind];
-      if (target) fail(stage_, t, *to, to_string(*block), "arrives at a node that already holds " + to_string(*target));
+      // The next node of the ring (on a mesh axis the Program routes the roll the long way).
+      const NodeCoord to = schedule_.shape.ring_neighbour(from, roll.direction);
+      auto& target = next[schedule_.shape.index_of(to)][kind];
+      if (target) fail(stage_, t, to, to_string(*block), "arrives at a node that already holds " + to_string(*target));
       target = block;
     }
     held_ = std::move(next);

@@ -2,7 +2,7 @@
 // Proves, by replaying where every block is, that a schedule computes its transform: every
 // (stage, output block, reduction block) multiply-add happens exactly once, on a node that
 // holds all three blocks, with complete operands; each node does exactly one multiply-add per
-// step; every roll is a hop to a nearest neighbour; no node ever holds two blocks of one
+// step; every roll goes to the next node of its ring; no node ever holds two blocks of one
 // kind; every rolled block is home at the end of its stage; the output is complete.
 
 #include <cstddef>

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <vector>
 
 #include "sim/geometry.hpp"
 #include "sim/scheduling_vector.hpp"
@@ -57,4 +58,33 @@ TEST_CASE("scheduling vectors parse, print and time nodes modulo P", "[sim][alph
   CHECK(names.size() == 8);
   for (const char* bad : {"++", "+0+", "abc", "1,2,1", "++++", ""})
     CHECK_THROWS_WITH(SchedulingVector::parse(bad), Catch::Contains("alpha") && Catch::Contains("+-+"));
+}
+
+TEST_CASE("a ring closes on a mesh axis the long way round: P - 1 hops back through the routers", "[sim][geometry][mesh]") {
+  const TorusShape shape{4, 3, 2, {Topology::Mesh, Topology::Torus, Topology::Mesh}};
+  CHECK(ring_route(shape, {1, 0, 0}, Direction::PlusQ) == std::vector<Direction>{Direction::PlusQ});
+  CHECK(ring_route(shape, {3, 0, 0}, Direction::PlusQ) == std::vector<Direction>(3, Direction::MinusQ));
+  CHECK(ring_route(shape, {0, 1, 1}, Direction::MinusQ) == std::vector<Direction>(3, Direction::PlusQ));
+  CHECK(ring_route(shape, {0, 2, 0}, Direction::PlusR) == std::vector<Direction>{Direction::PlusR});  // R wraps
+  CHECK(ring_route(shape, {0, 0, 1}, Direction::PlusS) == std::vector<Direction>{Direction::MinusS});  // P3 = 2: one hop back
+  CHECK(shape.ring_neighbour({3, 0, 0}, Direction::PlusQ) == NodeCoord{0, 0, 0});
+  CHECK_FALSE(shape.neighbour({3, 0, 0}, Direction::PlusQ).has_value());
+  // Every long route is a chain of existing links that ends at the ring's next node.
+  for (std::size_t i = 0; i < shape.node_count(); ++i)
+    for (const Direction d : all_directions) {
+      NodeCoord at = shape.coord_of(i);
+      for (const Direction hop : ring_route(shape, at, d)) at = *shape.neighbour(at, hop);
+      CHECK(at == shape.ring_neighbour(shape.coord_of(i), d));
+    }
+}
+
+TEST_CASE("boundary: torus, mesh or one per axis", "[sim][geometry][mesh][parameters]") {
+  using T = Topology;
+  CHECK(parse_boundary("torus") == std::array<T, 3>{T::Torus, T::Torus, T::Torus});
+  CHECK(parse_boundary("mesh") == std::array<T, 3>{T::Mesh, T::Mesh, T::Mesh});
+  CHECK(parse_boundary("torus,mesh,mesh") == std::array<T, 3>{T::Torus, T::Mesh, T::Mesh});
+  for (const char* bad : {"", "tours", "torus,mesh", "torus,mesh,mesh,torus", "torus, mesh, mesh", "Mesh"})
+    CHECK_THROWS_WITH(parse_boundary(bad), Catch::Contains(std::string("boundary: '") + bad + "' is not allowed; allowed: torus, mesh"));
+  CHECK(boundary_text(TorusShape{2, 2, 2, {T::Torus, T::Mesh, T::Torus}}) == "torus,mesh,torus");
+  CHECK(boundary_text(TorusShape::cube(2, T::Mesh)) == "mesh");
 }

@@ -72,7 +72,7 @@ Task transfer(TaskKind kind, std::uint32_t buffer, std::uint32_t message) {
 Program ping_pong(Topology topology = Topology::Torus) {
   Program p;
   p.algorithm = "ping-pong";
-  p.shape = {2, 1, 1, topology};
+  p.shape = {2, 1, 1, {topology, topology, topology}};
   p.grid = BlockGrid::make({2, 1, 1}, {2, 1, 1});
   p.tag_kinds = {{"X", 3}, {"C", 2, 1}, {"Y", 3}, {"Z", 3}};
   p.kernels = {cube_kernel(1, 1)};

@@ -148,3 +148,35 @@ TEST_CASE("the orbital schedule with uneven blocks on a cube: proved, and golden
     }
   }
 }
+
+TEST_CASE("process_grid: balanced derives P as MPI_Dims_create does: non-increasing, as equal as possible",
+          "[sim][shapes][process_grid]") {
+  using G = std::array<std::int64_t, 3>;
+  const std::vector<std::pair<std::int64_t, G>> known = {
+      {1, {1, 1, 1}},      {2, {2, 1, 1}},      {4, {2, 2, 1}},      {6, {3, 2, 1}},      {7, {7, 1, 1}},
+      {8, {2, 2, 2}},      {12, {3, 2, 2}},     {16, {4, 2, 2}},     {32, {4, 4, 2}},     {36, {4, 3, 3}},
+      {64, {4, 4, 4}},     {72, {6, 4, 3}},     {100, {5, 5, 4}},    {128, {8, 4, 4}},    {256, {8, 8, 4}},
+      {512, {8, 8, 8}},    {1000, {10, 10, 10}}, {1024, {16, 8, 8}}, {2048, {16, 16, 8}}, {4096, {16, 16, 16}}};
+  for (const auto& [nodes, grid] : known) {
+    INFO(nodes << " nodes");
+    CHECK(balanced_grid(nodes) == grid);
+  }
+  // Against every factorisation: none has a smaller largest extent, or with the same largest a
+  // smaller middle one.
+  for (std::int64_t n = 1; n <= 600; ++n) {
+    const G g = balanced_grid(n);
+    INFO(n << " nodes");
+    CHECK(g[0] * g[1] * g[2] == n);
+    CHECK((g[0] >= g[1] && g[1] >= g[2]));
+    for (std::int64_t a = 1; a <= n; ++a)
+      for (std::int64_t b = 1; b <= a && a * b <= n; ++b)
+        if (n % (a * b) == 0 && n / (a * b) <= b) CHECK((a > g[0] || (a == g[0] && b >= g[1])));
+  }
+  ParameterBundle bundle;
+  bundle.set.set("process_grid", "balanced");
+  bundle.set.set("nodes", "128");
+  CHECK(bundle.run.torus_shape().p1 == 8);
+  CHECK(bundle.run.torus_shape().p3 == 4);
+  bundle.set.set("N", "16");
+  CHECK(bundle.run.block_grid().describe_blocks() == "2x4x4");
+}

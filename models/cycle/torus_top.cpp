@@ -71,16 +71,13 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
   links_ = std::make_unique<LinkSet>("links", count * direction_count, config);
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
-  // direction d, which receives it on its port facing back, opposite(d). At the edge of a mesh
-  // there is no neighbour: the link, never used, ends at node i's own port facing d, which no
-  // neighbour drives either.
+  // direction d, which receives it on its port facing back, opposite(d). On a mesh axis the
+  // wrap-around channel is wired too but carries nothing: the verified routes never use it.
   for (std::size_t i = 0; i < count; ++i)
     for (Direction d : all_directions) {
       LinkChannel& channel = (*links_)[i * direction_count + static_cast<std::size_t>(d)];
-      const auto neighbour = shape.neighbour(shape.coord_of(i), d);
       nodes[i].out[static_cast<std::size_t>(d)](channel);
-      if (neighbour) nodes[shape.index_of(*neighbour)].in[static_cast<std::size_t>(opposite(d))](channel);
-      else nodes[i].in[static_cast<std::size_t>(d)](channel);
+      nodes[shape.index_of(shape.ring_neighbour(shape.coord_of(i), d))].in[static_cast<std::size_t>(opposite(d))](channel);
     }
   inject_fault();
 }

@@ -52,7 +52,7 @@ class OrbitalBuilder {
   }
   std::size_t receiver(std::size_t node, Direction direction) const {
     if (quotient_) return node;  // its neighbour's copy of the message arrives here
-    return shape().index_of(*shape().neighbour(shape().coord_of(node), direction));
+    return shape().index_of(shape().ring_neighbour(shape().coord_of(node), direction));
   }
   const BlockGrid& grid() const { return problem_.grid; }
   std::uint32_t buffer_id(BlockKind kind, int which) const {
@@ -61,7 +61,7 @@ class OrbitalBuilder {
   std::uint32_t current(BlockKind kind) const { return buffer_id(kind, which_[static_cast<std::size_t>(kind)]); }
   bool moves(const Roll& roll) const {
     const NodeCoord origin{0, 0, 0};
-    return *shape().neighbour(origin, roll.direction) != origin;  // P = 1: the block stays
+    return shape().ring_neighbour(origin, roll.direction) != origin;  // P = 1: the block stays
   }
 
   void declare() {
@@ -184,7 +184,10 @@ class OrbitalBuilder {
         const std::size_t to = receiver(node, roll.direction);
         const auto message = static_cast<std::uint32_t>(program_.messages.size());
         const DataTag carried = *held_[node][from];
-        program_.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(to), {roll.direction},
+        // On a mesh axis the roll across the edge goes the long way round (sim/geometry.hpp).
+        std::vector<Direction> route = quotient_ ? std::vector<Direction>{roll.direction}
+                                                 : ring_route(shape(), shape().coord_of(node), roll.direction);
+        program_.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(to), std::move(route),
                                      static_cast<std::uint32_t>(program_.words_of(carried)), carried});
         Task send = make_task(TaskKind::Send, label);
         send.buffer = from;
@@ -247,7 +250,7 @@ class Orbital final : public Algorithm {
   }
   // Blocks of one size on a torus: every node's list is node (0,0,0)'s up to block indices.
   bool translation_invariant(const TransformProblem& problem) const override {
-    return problem.grid.even() && problem.shape.topology == Topology::Torus;
+    return problem.grid.even() && problem.shape.torus();
   }
   Program build_quotient(const TransformProblem& problem) const override {
     return OrbitalBuilder(problem, schedules_of(problem, ScheduleNodes::FirstOnly), true).build();

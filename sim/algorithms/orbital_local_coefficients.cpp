@@ -152,10 +152,12 @@ class LocalCoefficientBuilder {
       const Direction direction = direction_along(axis, problem_.alpha.along(axis));
       for (std::size_t n = 0; n < count; ++n) {
         const NodeCoord node = shape().coord_of(n);
-        const std::size_t to = quotient_ ? n : shape().index_of(*shape().neighbour(node, direction));
+        const std::size_t to = quotient_ ? n : shape().index_of(shape().ring_neighbour(node, direction));
         const DataTag carried = tag(f, moving, node, step);
         const auto message = static_cast<std::uint32_t>(program_.messages.size());
-        program_.messages.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(to), {direction},
+        // On a mesh axis the roll across the edge goes the long way round (sim/geometry.hpp).
+        std::vector<Direction> route = quotient_ ? std::vector<Direction>{direction} : ring_route(shape(), node, direction);
+        program_.messages.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(to), std::move(route),
                                      static_cast<std::uint32_t>(program_.words_of(carried)), carried});
         Task send = make_task(TaskKind::Send, label);
         send.buffer = current(moving);
@@ -316,7 +318,7 @@ class OrbitalLocalCoefficients final : public Algorithm {
   std::string name() const override { return "orbital_local_coefficients"; }
   Program build(const TransformProblem& problem) const override { return LocalCoefficientBuilder(problem, false).build(); }
   bool translation_invariant(const TransformProblem& problem) const override {
-    return problem.grid.even() && problem.shape.topology == Topology::Torus;
+    return problem.grid.even() && problem.shape.torus();
   }
   Program build_quotient(const TransformProblem& problem) const override {
     return LocalCoefficientBuilder(problem, true).build();

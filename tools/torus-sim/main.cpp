@@ -69,6 +69,7 @@ void add_parameter_options(CLI::App& command, const torus::ParameterSet& paramet
 struct ScheduleQuery {
   std::string n = "4";  // N or N1xN2xN3
   std::string p = "2";  // P or P1xP2xP3
+  std::string boundary = "torus";
   std::string alpha = "+++";
   std::string direction = "forward";
   std::string format = "text";
@@ -80,7 +81,7 @@ std::array<std::int64_t, 3> extents_of(const char* key, const std::string& text)
 
 torus::TorusShape shape_of(const ScheduleQuery& q) {
   const auto p = extents_of("P", q.p);
-  return {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2])};
+  return {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2]), torus::parse_boundary(q.boundary)};
 }
 
 torus::BlockGrid grid_of(const ScheduleQuery& q) {
@@ -327,6 +328,7 @@ int sc_main(int argc, char** argv) {
     command->add_option("--N", query.n, "tensor extents (elements): N or N1xN2xN3, each 1 to 4096");
     command->add_option("--format", query.format, "text or json")->check(CLI::IsMember({"text", "json"}));
   }
+  program->add_option("--boundary", query.boundary, "torus, mesh, or one per axis such as torus,mesh,mesh (default: torus)");
   program->add_option("--algorithm", query.algorithm,
                       "algorithm that builds the Program (default: orbital; allowed: " + torus::join(torus::algorithm_names(), ", ") + ")");
 
