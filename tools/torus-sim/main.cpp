@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -29,6 +30,9 @@
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sweep.hpp"
+#ifdef TORUS_HAVE_MPI
+#include "sim/mpi_sweep.hpp"
+#endif
 #include "sim/sweep_plan.hpp"
 #include "sim/verifier.hpp"
 
@@ -210,6 +214,34 @@ int list_sweep(const torus::SweepOptions& options) {
   return code(ExitCode::Success);
 }
 
+// The sweep's summary: run here, or, under an MPI launcher, across its ranks; nothing on the
+// ranks other than 0, whose exit code (or signal) is set in `rank_exit`.
+std::optional<torus::SweepSummary> run_sweep_here(const torus::SweepOptions& options, const torus::SweepListener& listener,
+                                                  [[maybe_unused]] torus::SweepSummary& rank_exit) {
+  const int launched = torus::launched_ranks();
+#ifdef TORUS_HAVE_MPI
+  if (launched > 0) {
+    torus::RankOutcome outcome = torus::run_mpi_sweep(options, listener);
+    if (outcome.root) return outcome.summary;
+    rank_exit.exit_code = outcome.exit_code;
+    rank_exit.interrupted_by = outcome.summary.interrupted_by;
+    return std::nullopt;
+  }
+#else
+  if (launched > 1)
+    throw std::invalid_argument("sweep: started by an MPI launcher as one of " + std::to_string(launched) +
+                                " processes, but this torus-sim was built without MPI, so each would run the whole sweep; "
+                                "allowed: one process (no mpirun), or a build with MPI (tools/setup.sh installs libopenmpi-dev)");
+#endif
+  return torus::run_sweep(options, listener);
+}
+
+// Dies of the signal that stopped the sweep, as a shell expects of an interrupted program.
+void die_of(int signal) {
+  std::signal(signal, SIG_DFL);
+  ::raise(signal);
+}
+
 int sweep_command(const torus::SweepOptions& options) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   bool status_shown = false;  // on a terminal, the status line is rewritten in place
@@ -222,14 +254,19 @@ int sweep_command(const torus::SweepOptions& options) {
     std::cerr << (status_shown ? "\n" : "") << "torus-sim: " << line << '\n';
     status_shown = false;
   };
-  const torus::SweepSummary summary = torus::run_sweep(options, listener);
+  torus::SweepSummary rank_exit;
+  const std::optional<torus::SweepSummary> ran = run_sweep_here(options, listener, rank_exit);
+  if (!ran) {
+    if (rank_exit.interrupted_by != 0) die_of(rank_exit.interrupted_by);
+    return rank_exit.exit_code;
+  }
+  const torus::SweepSummary& summary = *ran;
   std::cerr << (status_shown ? "\n" : "") << "results: " << summary.out_dir << "/results.csv and results.jsonl\n";
   if (summary.failed != 0) std::cerr << "torus-sim: sweep: " << torus::describe_failures(summary) << '\n';
   if (summary.interrupted_by != 0) {
     std::cerr << "torus-sim: sweep stopped by signal " << summary.interrupted_by
               << "; run the same command again to finish it\n";
-    std::signal(summary.interrupted_by, SIG_DFL);
-    ::raise(summary.interrupted_by);  // die of it, as a shell expects of an interrupted program
+    die_of(summary.interrupted_by);
   }
   return summary.exit_code;
 }
@@ -258,6 +295,7 @@ int with_stdout_checked(int status) {
 // Our own main, so SystemC's banner can be switched off before SystemC starts; SystemC then
 // calls sc_main.
 int main(int argc, char** argv) {
+  torus::die_with_parent_if_tied();  // a sweep point of an MPI rank dies with its rank
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return with_stdout_checked(sc_core::sc_elab_and_sim(argc, argv));
 }
@@ -288,6 +326,11 @@ int sc_main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   sweep->add_option("-j,--jobs", sweep_options.jobs, "points to run at once")->check(CLI::Range(1, 256));
   sweep->add_option("--out", sweep_options.out_dir, "results folder (default: <scenario>-results)");
+  sweep->add_option("--rank-timeout,--rank_timeout", sweep_options.rank_timeout,
+                    "under mpirun: seconds without a word from a rank after which it is taken for dead and its points "
+                    "run elsewhere (and after which ranks give up on a silent rank 0)")
+      ->check(CLI::Range(3u, 86400u))
+      ->capture_default_str();
   Settings sweep_given;
   add_assignment_option(*sweep, sweep_given, "set a parameter for every point as key=value (repeatable)");
   bool dry_run = false;
