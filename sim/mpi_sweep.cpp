@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <set>
 #include <string_view>
@@ -43,8 +42,8 @@ std::string point_list(const std::set<std::size_t>& points) {
   return text.empty() ? "none" : text;
 }
 
-// Rank 0: plans nothing itself (run_mpi_sweep does), hands out the points, runs its share and
-// writes every result through the book.
+// Rank 0's loop, once the sweep is planned and resumed: hands out the points, runs its share,
+// and writes every result through the book.
 class Coordinator {
  public:
   Coordinator(const SweepOptions& options, const SweepPlan& plan, SweepSummary& summary, SweepBook& book,
@@ -56,7 +55,6 @@ class Coordinator {
   void run(const std::vector<std::size_t>& todo, const std::function<void()>& tick);
 
  private:
-
   void receive();
   void accept(std::size_t rank, std::size_t point, const ChildExit& exit, double wall, const std::optional<std::string>& report,
               const std::string& log);
@@ -109,7 +107,8 @@ void Coordinator::receive() {
     RankState& rank = ranks_.at(static_cast<std::size_t>(m.from));
     if (!rank.alive) continue;  // taken for dead: its points were handed out again
     rank.heard = Clock::now();
-    if (m.tag == MpiTag::stop) declare_dead(static_cast<std::size_t>(m.from), fmt::format("stopped by signal {}", m.body.value("signal", 0)));
+    if (m.tag == MpiTag::stop)
+      declare_dead(static_cast<std::size_t>(m.from), fmt::format("stopped by signal {}", m.body.value("signal", 0)));
     if (m.tag != MpiTag::result) continue;
     const std::size_t point = m.body.at("point").get<std::size_t>();
     if (rank.in_flight.count(point) == 0) continue;
@@ -216,7 +215,6 @@ void warn_without_recovery(int ranks, const SweepListener& listener) {
 
 RankOutcome run_root(MpiSession& session, Mailbox& mailbox, const SweepOptions& options, const SweepListener& listener) {
   RankOutcome outcome{true, {}, 0};
-  SweepSummary& summary = outcome.summary;
   std::vector<int> others;
   for (int r = 1; r < session.size(); ++r) others.push_back(r);
   // Until the coordinator takes over: a heartbeat to every rank each second, between points.
@@ -230,21 +228,19 @@ RankOutcome run_root(MpiSession& session, Mailbox& mailbox, const SweepOptions& 
   tick();
   try {
     const SweepPlan plan(options.scenario, options.overrides, listener.note);
-    summary.points = plan.size();
-    summary.dropped = plan.dropped();
-    summary.out_dir =
-        options.out_dir.empty() ? std::filesystem::path(options.scenario).stem().string() + "-results" : options.out_dir;
+    outcome.summary = planned_summary(options, plan);
     warn_without_recovery(session.size(), listener);
-    SweepBook book(plan, summary, listener);
+    SweepBook book(plan, outcome.summary, listener);
     const std::vector<std::size_t> todo = book.resume(tick);
-    Coordinator coordinator(options, plan, summary, book, mailbox, session.size(), listener);
+    Coordinator coordinator(options, plan, outcome.summary, book, mailbox, session.size(), listener);
     coordinator.run(todo, tick);
   } catch (...) {
     // A bad scenario, a folder that cannot be written: no rank may go on waiting for work.
     send_stop(mailbox, others, SIGTERM);
     throw;
   }
-  if (summary.interrupted_by == 0) session.finalize(std::chrono::seconds(options.rank_timeout), summary.exit_code);
+  if (outcome.summary.interrupted_by == 0)
+    session.finalize(std::chrono::seconds(options.rank_timeout), outcome.summary.exit_code);
   return outcome;
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -15,7 +14,6 @@
 namespace torus {
 namespace {
 
-namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 const char* class_name(int code) {
@@ -103,10 +101,7 @@ void Runner::run(std::vector<std::size_t> todo, const SweepListener& listener) {
 
 SweepSummary run_sweep(const SweepOptions& options, const SweepListener& listener) {
   const SweepPlan plan(options.scenario, options.overrides, listener.note);
-  SweepSummary summary;
-  summary.points = plan.size();
-  summary.dropped = plan.dropped();
-  summary.out_dir = options.out_dir.empty() ? fs::path(options.scenario).stem().string() + "-results" : options.out_dir;
+  SweepSummary summary = planned_summary(options, plan);
   SweepBook book(plan, summary, listener);
   Runner runner(options, plan, summary, book);
   runner.run(book.resume(), listener);

@@ -66,6 +66,14 @@ Earlier read_earlier(const std::string& dir, std::size_t point, const std::strin
 
 }  // namespace
 
+SweepSummary planned_summary(const SweepOptions& options, const SweepPlan& plan) {
+  SweepSummary summary;
+  summary.points = plan.size();
+  summary.dropped = plan.dropped();
+  summary.out_dir = options.out_dir.empty() ? fs::path(options.scenario).stem().string() + "-results" : options.out_dir;
+  return summary;
+}
+
 std::string point_file(const std::string& dir, std::size_t index, const char* extension) {
   return (fs::path(dir) / "points" / fmt::format("{:05}{}", index, extension)).string();
 }

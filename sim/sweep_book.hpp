@@ -18,6 +18,10 @@
 
 namespace torus {
 
+// A sweep's summary before it runs: its points, the dropped combinations and its folder (by
+// default <scenario name>-results in the working directory).
+SweepSummary planned_summary(const SweepOptions& options, const SweepPlan& plan);
+
 // points/NNNNN<extension> in the results folder `dir`.
 std::string point_file(const std::string& dir, std::size_t index, const char* extension);
 

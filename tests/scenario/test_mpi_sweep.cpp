@@ -38,18 +38,20 @@ struct MpiRun {
   int ranks = 3;
   bool recovery = true;
   std::vector<std::string> sweep_options;
+  std::string transports = "self,vader,tcp";  // "self,tcp": as between hosts, no shared memory
 };
 
-// mpirun over loopback only (TCP between ranks and to mpirun on `lo`, shared memory within the
-// host), ranks not bound to cores (each runs point processes), more ranks than cores allowed.
+// mpirun over loopback only (the byte-transfer layer, never UCX or other fabrics: TCP between
+// ranks and to mpirun on `lo`, shared memory within the host unless `transports` says
+// otherwise), ranks not bound to cores (each runs point processes), more ranks than cores.
 std::vector<std::string> mpirun(const MpiRun& run, const std::string& scenario, const std::string& out) {
   if (::geteuid() == 0) {  // Open MPI refuses root unless told twice
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
   std::vector<std::string> args = {TORUS_MPIEXEC, "--oversubscribe", "--bind-to", "none", "-np", std::to_string(run.ranks),
-                                   "--mca", "btl", "self,vader,tcp", "--mca", "btl_tcp_if_include", "lo",
-                                   "--mca", "oob_tcp_if_include", "lo"};
+                                   "--mca", "pml", "ob1", "--mca", "btl", run.transports,
+                                   "--mca", "btl_tcp_if_include", "lo", "--mca", "oob_tcp_if_include", "lo"};
   if (run.recovery) args.push_back("--enable-recovery");
   args.insert(args.end(), {torus_sim_executable(), "sweep", scenario, "--out", out});
   args.insert(args.end(), run.sweep_options.begin(), run.sweep_options.end());
@@ -182,7 +184,9 @@ TEST_CASE("an MPI rank killed mid-point: the others run its points, the table is
   TempDir dir;
   const std::string scenario = write_scenario(dir, slow_sweep);
   const std::string whole = plain_table(scenario, dir.file("plain"));
-  BackgroundJob job(mpirun({3, true, {"-j", "1", "--rank-timeout", "4"}}, scenario, dir.file("mpi")), dir.file("mpi.log"));
+  // TCP only, as between hosts: the survivors must outlive their broken connections to it.
+  BackgroundJob job(mpirun({3, true, {"-j", "1", "--rank-timeout", "4"}, "self,tcp"}, scenario, dir.file("mpi")),
+                    dir.file("mpi.log"));
   pid_t rank1 = 0;
   std::vector<pid_t> its_points;
   REQUIRE(wait_until([&] {
