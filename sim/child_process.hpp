@@ -17,8 +17,15 @@ struct ChildExit {
 
 // Starts args[0] (looked up on PATH when it holds no '/') with the default signal mask and
 // dispositions, whatever the parent blocks; stdout and stderr go to `log` when it is set.
-// Throws std::runtime_error when the program cannot be started.
-pid_t spawn_child(const std::vector<std::string>& args, const std::string& log = "");
+// `tied`: the child, if it is torus-sim, dies (SIGKILL) when this process dies, so that the
+// points of an MPI rank that is killed do not run on unseen; it inherits no descriptor but
+// 0, 1 and 2. Throws std::runtime_error when
+// the program cannot be started.
+pid_t spawn_child(const std::vector<std::string>& args, const std::string& log = "", bool tied = false);
+
+// Called first thing by torus-sim: when its parent started it `tied`, asks the kernel to kill
+// it when the parent dies (PR_SET_PDEATHSIG), and dies at once if the parent is already gone.
+void die_with_parent_if_tied();
 
 // What a wait status says about how a child ended.
 ChildExit child_exit(int wait_status);

@@ -27,6 +27,7 @@ struct SweepOptions {
   unsigned jobs = 1;
   std::string out_dir;     // default: <scenario name>-results next to the working directory
   std::string executable;  // the torus-sim binary that runs each point
+  unsigned rank_timeout = 60;  // MPI sweeps (sim/mpi_sweep.hpp): seconds of silence after which a rank is taken for dead
 };
 
 struct SweepSummary {
@@ -51,6 +52,10 @@ struct SweepListener {
 };
 
 SweepSummary run_sweep(const SweepOptions& options, const SweepListener& listener);
+
+// How many processes an MPI launcher (mpirun, mpiexec, srun with PMI) started together with
+// this one, as its environment says; 0 when none did, 1 when the count is not told.
+int launched_ranks();
 
 // "2 failed: 1 input problem (exit 2), 1 stalled (exit 5); worst: stalled (exit 5), first at point 7"
 std::string describe_failures(const SweepSummary& summary);

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <sys/resource.h>
@@ -54,6 +55,17 @@ inline std::string deterministic_table(const std::string& results_dir) {
     out += row.dump() + "\n";
   }
   return out;
+}
+
+// How many points of a sweep have finished: files points/NNNNN.json, one per finished point.
+inline std::size_t finished_points(const std::string& results_dir) {
+  std::size_t n = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(results_dir + "/points", error)) {
+    const std::string name = entry.path().filename().string();
+    n += name.size() == 10 && name.ends_with(".json") ? 1 : 0;
+  }
+  return n;
 }
 
 struct ProgramSettings {

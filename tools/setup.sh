@@ -17,6 +17,7 @@ required_packages=(
   libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   python3 python3-numpy python3-matplotlib
   clang libclang-rt-14-dev
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

@@ -7,15 +7,12 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
 
+#include "tests/background_job.hpp"
 #include "tests/cli_runner.hpp"
-
-extern char** environ;
 
 using namespace torus;
 
@@ -37,37 +34,12 @@ TEST_CASE("a sweep killed part-way and run again gives the uninterrupted table",
   // Start the same sweep in its own process group, wait until a few points are done, then kill
   // the group (the sweep and the points it is running) at once.
   const std::string out = dir.file("resumed");
-  std::vector<std::string> args = {torus_sim_executable(), "sweep", scenario, "-j", "2", "--out", out};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  REQUIRE(posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ) == 0);
-  const auto finished_points = [&] {  // files NNNNN.json: one per finished point
-    std::size_t n = 0;
-    std::error_code error;
-    for (const auto& entry : std::filesystem::directory_iterator(out + "/points", error)) {
-      const std::string name = entry.path().filename().string();
-      n += name.size() == 10 && name.ends_with(".json") ? 1 : 0;
-    }
-    return n;
-  };
+  BackgroundJob job({torus_sim_executable(), "sweep", scenario, "-j", "2", "--out", out}, dir.file("log"));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (finished_points() < 3 && std::chrono::steady_clock::now() < deadline)
+  while (finished_points(out) < 3 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ::kill(-pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  REQUIRE(WIFSIGNALED(status));  // it was interrupted, not finished
+  ::kill(-job.pid(), SIGKILL);
+  REQUIRE(WIFSIGNALED(job.wait()));  // it was interrupted, not finished
 
   const std::string partial = deterministic_table(out);
   const std::string whole = deterministic_table(dir.file("whole"));

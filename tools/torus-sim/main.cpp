@@ -29,8 +29,8 @@
 #include "sim/run.hpp"
 #include "sim/scenario.hpp"
 #include "sim/sweep.hpp"
-#include "sim/sweep_plan.hpp"
 #include "sim/verifier.hpp"
+#include "tools/torus-sim/sweep_command.hpp"
 
 namespace {
 
@@ -209,45 +209,6 @@ std::string own_executable(const char* argv0) {
   return error ? std::string(argv0) : self.string();
 }
 
-
-// Prints the planned points, one line each: number and the values swept.
-int list_sweep(const torus::SweepOptions& options) {
-  const torus::SweepPlan plan(options.scenario, options.overrides,
-                              [](const std::string& note) { std::cerr << "torus-sim: warning: " << note << '\n'; });
-  std::string out;
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    out += fmt::format("{:05}", i);
-    for (const auto& [key, value] : plan.overrides(i)) out.append(" ").append(key).append("=").append(value);
-    out += '\n';
-  }
-  std::cout << out << std::flush;  // before the summary on stderr, which may be the same file
-  std::cerr << plan.size() << " points to run, " << plan.dropped() << " combinations dropped (P does not divide N)\n";
-  return code(ExitCode::Success);
-}
-
-int sweep_command(const torus::SweepOptions& options) {
-  const bool tty = ::isatty(STDERR_FILENO) != 0;
-  bool status_shown = false;  // on a terminal, the status line is rewritten in place
-  torus::SweepListener listener;
-  listener.progress = [&](const std::string& line) {
-    std::cerr << (tty ? "\r" : "") << line << (tty ? "" : "\n") << std::flush;
-    status_shown = tty;
-  };
-  listener.note = [&](const std::string& line) {
-    std::cerr << (status_shown ? "\n" : "") << "torus-sim: " << line << '\n';
-    status_shown = false;
-  };
-  const torus::SweepSummary summary = torus::run_sweep(options, listener);
-  std::cerr << (status_shown ? "\n" : "") << "results: " << summary.out_dir << "/results.csv and results.jsonl\n";
-  if (summary.failed != 0) std::cerr << "torus-sim: sweep: " << torus::describe_failures(summary) << '\n';
-  if (summary.interrupted_by != 0) {
-    std::cerr << "torus-sim: sweep stopped by signal " << summary.interrupted_by
-              << "; run the same command again to finish it\n";
-    std::signal(summary.interrupted_by, SIG_DFL);
-    ::raise(summary.interrupted_by);  // die of it, as a shell expects of an interrupted program
-  }
-  return summary.exit_code;
-}
 // On a terminal, a long run's progress line is rewritten in place on stderr; elsewhere (logs,
 // pipes, sweeps) nothing is shown.
 torus::ProgressDisplay terminal_progress() {
@@ -273,6 +234,7 @@ int with_stdout_checked(int status) {
 // Our own main, so SystemC's banner can be switched off before SystemC starts; SystemC then
 // calls sc_main.
 int main(int argc, char** argv) {
+  torus::die_with_parent_if_tied();  // a sweep point of an MPI rank dies with its rank
   ::setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   return with_stdout_checked(sc_core::sc_elab_and_sim(argc, argv));
 }
@@ -303,6 +265,11 @@ int sc_main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   sweep->add_option("-j,--jobs", sweep_options.jobs, "points to run at once")->check(CLI::Range(1, 256));
   sweep->add_option("--out", sweep_options.out_dir, "results folder (default: <scenario>-results)");
+  sweep->add_option("--rank-timeout,--rank_timeout", sweep_options.rank_timeout,
+                    "under mpirun: seconds without a word from a rank after which it is taken for dead and its points "
+                    "run elsewhere (and after which ranks give up on a silent rank 0)")
+      ->check(CLI::Range(3u, 86400u))
+      ->capture_default_str();
   Settings sweep_given;
   add_assignment_option(*sweep, sweep_given, "set a parameter for every point as key=value (repeatable)");
   bool dry_run = false;
@@ -365,7 +332,7 @@ int sc_main(int argc, char** argv) {
     if (sweep->parsed()) {
       sweep_options.overrides = sweep_given;
       sweep_options.executable = own_executable(argv[0]);
-      return dry_run ? list_sweep(sweep_options) : sweep_command(sweep_options);
+      return dry_run ? torus_cli::list_sweep(sweep_options) : torus_cli::sweep_command(sweep_options);
     }
     apply(parameters, scenario, given);
     torus::check_engine(bundle.fault, machine.engine);
