@@ -13,6 +13,7 @@
 #include "sim/mpi_link.hpp"
 #include "sim/mpi_worker.hpp"
 #include "sim/rank_points.hpp"
+#include "sim/run.hpp"
 #include "sim/sweep_book.hpp"
 #include "sim/sweep_cost.hpp"
 
@@ -236,7 +237,10 @@ RankOutcome run_root(MpiSession& session, Mailbox& mailbox, const SweepOptions& 
     coordinator.run(todo, tick);
   } catch (...) {
     // A bad scenario, a folder that cannot be written: no rank may go on waiting for work.
-    send_stop(mailbox, others, SIGTERM);
+    // Every rank ends cleanly (MPI_Finalize), so that mpirun reports rank 0's exit code and
+    // not a rank that left without finalizing.
+    send_stop(mailbox, others, 0);
+    session.finalize(std::chrono::seconds(options.rank_timeout), static_cast<int>(ExitCode::RuntimeFailure));
     throw;
   }
   if (outcome.summary.interrupted_by == 0)

@@ -85,7 +85,7 @@ int Worker::run(int& interrupted_by) {
       return 0;
     }
   }
-  points_.stop(stop_signal_ != 0 ? stop_signal_ : SIGTERM);  // nothing runs after a clean stop
+  points_.stop(stop_signal_ != 0 ? stop_signal_ : SIGTERM);  // only when rank 0 failed: it says stop
   if (stop_signal_ == 0) session_.finalize(std::chrono::seconds(options_.rank_timeout), 0);
   return 0;
 }

@@ -19,7 +19,8 @@ inline constexpr std::chrono::milliseconds poll_interval{10};
 // two seconds for the messages to leave, never for a dead rank.
 void send_stop(Mailbox& mailbox, const std::vector<int>& ranks, int signal);
 
-// Runs points for rank 0 until it says stop (then finalizes MPI and returns 0), until rank 0
+// Runs points for rank 0 until it says stop (then finalizes MPI, unless the stop names the
+// signal that is tearing the job down, and returns 0), until rank 0
 // falls silent for options.rank_timeout seconds (stops its points and returns 4), or until
 // SIGINT or SIGTERM (stops its points, sets `interrupted_by` and returns 0).
 int run_worker(MpiSession& session, Mailbox& mailbox, const SweepOptions& options, const SweepListener& listener,

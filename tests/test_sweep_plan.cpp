@@ -7,6 +7,7 @@
 
 #include "sim/parameter_bundle.hpp"
 #include "sim/scenario.hpp"
+#include "sim/sweep_cost.hpp"
 #include "sim/sweep_plan.hpp"
 #include "sim/sweep_table.hpp"
 #include "tests/temp_dir.hpp"
@@ -102,4 +103,23 @@ TEST_CASE("sweep tables hold the rows in point order and are rewritten at most o
   const std::string text((std::istreambuf_iterator<char>(csv)), std::istreambuf_iterator<char>());
   CHECK(text == "point,note\n0,\"a, \"\"quoted\"\" value\"\n1,\"a, \"\"quoted\"\" value\"\n2,\"a, \"\"quoted\"\" value\"\n");
   CHECK(lines_in(dir.file("results.jsonl")) == 3);
+}
+
+TEST_CASE("a point's expected cost is the work the analytic model sizes, for ordering an MPI sweep", "[sweep][cost]") {
+  // N = 4, P = 2, forward, DCT, the default machine: the analytic model (and both engines) say
+  // 162 cycles; 8 nodes; 3 N^4 = 768 multiply-adds compute the values.
+  const Settings point = {{"N", "4"}, {"P", "2"}, {"direction", "forward"}};
+  const auto cost = [&](Settings more) {
+    more.insert(more.begin(), point.begin(), point.end());
+    return expected_point_cost(more);
+  };
+  CHECK(cost({}) == 162.0 * 8 + 768);  // systemc times every node
+  CHECK(cost({{"engine", "event"}, {"symmetry", "off"}, {"values", "off"}}) == 162.0 * 8);
+  CHECK(cost({{"engine", "event"}, {"values", "off"}}) == 162.0);  // one node stands for the torus
+  CHECK(cost({{"engine", "functional"}}) == 768);                  // values, no cycles
+  CHECK(cost({{"direction", "both"}}) > cost({}));                 // two transforms
+  CHECK(cost({{"P", "3"}}) == 0);  // no valid run: it fails at once when it runs
+  // The study the MPI benchmark sweeps: the more nodes at N = 16, the longer a point takes.
+  CHECK(expected_point_cost({{"N", "16"}, {"P", "16"}}) > expected_point_cost({{"N", "16"}, {"P", "8"}}));
+  CHECK(expected_point_cost({{"N", "16"}, {"P", "8"}}) > expected_point_cost({{"N", "16"}, {"P", "4"}}));
 }

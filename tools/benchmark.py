@@ -26,8 +26,9 @@ machine and its load; run it on an idle machine and say which):
            estimate must never be below the peak and at most 1.5 times above it.
   mpi      a 48-point study (fma latency against b at N = 16, both micro-schedules) swept on one
            machine and with mpirun at -np 1, 2, 3 (-j 1 per rank, loopback only): wall time,
-           speed-up against the plain sweep, and the peak memory of each rank process and of
-           mpirun (the points' own processes aside); the tables must equal the plain sweep's.
+           speed-up against the plain sweep at -j 1, processor time of everything the sweep
+           started, and the peak memory of each rank process and of mpirun (the points' own
+           processes aside); the tables must equal the plain sweep's.
 
   python3 tools/benchmark.py [scaling|growth|event|bare|memory|mpi|all] [--binary B] [--baseline B] [--repeat 3]
 """
@@ -37,6 +38,7 @@ import json
 import math
 import os
 import platform
+import resource
 import shlex
 import shutil
 import subprocess
@@ -267,8 +269,10 @@ def peak_kib(pid):
 
 
 def timed_sweep(command):
-    """Wall time of a sweep command, and the peak memory of the process and of each child that
-    is a rank (for mpirun), sampled every 50 ms."""
+    """Wall time of a sweep command, the processor time of it and all it started (the points),
+    and the peak memory of the process and of each child that is a rank (for mpirun), sampled
+    every 50 ms."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peaks = {}
@@ -282,9 +286,11 @@ def timed_sweep(command):
             peaks[pid] = max(peaks.get(pid, 0), peak_kib(pid))
         time.sleep(0.05)
     wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if process.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({process.returncode}): {process.stderr.read().decode()[-2000:]}")
-    return wall, peaks.pop(process.pid, 0), sorted(peaks.values())
+    return wall, cpu, peaks.pop(process.pid, 0), sorted(peaks.values())
 
 
 def mpi(args):
@@ -302,8 +308,8 @@ def mpi(args):
             f.write(MPI_STUDY)
         runs = [("plain sweep -j 1", [], 1), ("plain sweep -j 2", [], 2)]
         runs += [(f"mpirun -np {k}, -j 1", [mpirun, *loopback, "-np", str(k)], 1) for k in (1, 2, 3)]
-        print("| sweep | wall s | speed-up | rank peak MiB (each) | mpirun peak MiB |")
-        print("|---|---|---|---|---|")
+        print("| sweep | wall s | speed-up | processor s | rank peak MiB (each) | mpirun peak MiB |")
+        print("|---|---|---|---|---|---|")
         # Rounds over every configuration, the best of --repeat rounds each: a machine's load
         # comes and goes, and it then weighs on every configuration alike.
         best, reference = {}, None
@@ -319,12 +325,12 @@ def mpi(args):
                     best[label] = result
         first = best[runs[0][0]][0]
         for label, launcher, _ in runs:
-            wall, own, ranks = best[label]
+            wall, cpu, own, ranks = best[label]
             if launcher:
                 memory_columns = f"{', '.join(f'{kib / 1024:.1f}' for kib in ranks)} | {own / 1024:.1f}"
             else:
                 memory_columns = f"{own / 1024:.1f} (the sweep process) | -"
-            print(f"| {label} | {wall:.1f} | {first / wall:.2f} | {memory_columns} |")
+            print(f"| {label} | {wall:.1f} | {first / wall:.2f} | {cpu:.1f} | {memory_columns} |")
 
 
 def describe_machine():

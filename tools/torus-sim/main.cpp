@@ -259,7 +259,8 @@ int sc_main(int argc, char** argv) {
   add_parameter_options(*run, parameters, given);
 
   torus::SweepOptions sweep_options;
-  CLI::App* sweep = app.add_subcommand("sweep", "run every point of a scenario's sweep, each in its own process");
+  CLI::App* sweep = app.add_subcommand(
+      "sweep", "run every point of a scenario's sweep, each in its own process (under mpirun: across its ranks)");
   sweep->add_option("scenario", sweep_options.scenario, "scenario file (YAML) with a sweep: section")
       ->required()
       ->check(CLI::ExistingFile);
