@@ -13,13 +13,25 @@ double cost_of(const RunConfig& run, const MachineConfig& machine) {
   const ScalarType scalar = validate(run);
   const bool split = scalar.domain == Domain::Complex && machine.complex_cost() == 4;
   const std::size_t transforms = run.runs_forward() && run.runs_inverse() ? 2 : 1;
-  const double n = static_cast<double>(run.n), p = static_cast<double>(run.p);
-  const double values = run.computes_values() ? 3 * n * n * n * n * static_cast<double>(transforms * (split ? 4 : 1)) : 0;
+  const Extents3 n = run.tensor_extents();
+  const double elements = static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
+  // One whole transform: every element takes N_a multiply-adds along each axis a.
+  const double multiply_adds =
+      elements * static_cast<double>(n[0] + n[1] + n[2]) * static_cast<double>(transforms * (split ? 4 : 1));
+  const double values = run.computes_values() ? multiply_adds : 0;
   if (machine.engine == "functional") return values;
-  const AnalyticPrediction predicted =
-      predict_cycles(machine, {static_cast<std::size_t>(run.p), run.block_size(), transforms, run.runs_inverse(), split});
-  const double timed_nodes = times_translation_quotient(run, machine) ? 1 : p * p * p;
-  return static_cast<double>(predicted.cycles) * timed_nodes + values;
+  const double nodes = static_cast<double>(run.node_count());
+  const BlockGrid grid = run.block_grid();
+  // The closed forms hold for the orbital schedule with b x b x b blocks on a P x P x P torus;
+  // for any other run, the fma work of one node stands for its cycles (an ordering key only).
+  const bool closed_form = run.algorithm == "orbital" && run.torus_shape().is_cube() && grid.uniform_cube();
+  const double cycles =
+      closed_form ? static_cast<double>(predict_cycles(machine, {static_cast<std::size_t>(run.torus_shape().p1),
+                                                                 grid.axis[0].largest(), transforms, run.runs_inverse(), split})
+                                            .cycles)
+                  : multiply_adds / nodes;
+  const double timed_nodes = times_translation_quotient(run, machine) ? 1 : nodes;
+  return cycles * timed_nodes + values;
 }
 
 }  // namespace

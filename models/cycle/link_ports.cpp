@@ -216,6 +216,7 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, scratch.words[k].index, scratch.leave[k]);
   context_.note_run(o.task, remaining, scratch.leave.front(), scratch.leave.back());
   context_.sent_ahead_until = std::max(context_.sent_ahead_until, scratch.leave.back());
+  committed_until_[d] = scratch.leave.back();
   record_sent(o, remaining, scratch.leave.front(), scratch.leave.back());
   o.position = o.words;
   return true;
@@ -343,7 +344,9 @@ bool LinkPorts::any_starved_with_work(Cycle cycle) const {
   // While words sent ahead (each with its credit) still leave after `cycle`, their message holds
   // the link, as it would when stepping: the message queued behind it is not free to leave yet.
   for (const std::size_t d : out_dirs_)
-    if (!outgoing_[d].empty() && released(outgoing_[d].front(), cycle) && context_.out[d]->credits_unspent(cycle) == 0) return true;
+    if (!outgoing_[d].empty() && committed_until_[d] <= cycle && released(outgoing_[d].front(), cycle) &&
+        context_.out[d]->credits_unspent(cycle) == 0)
+      return true;
   return false;
 }
 

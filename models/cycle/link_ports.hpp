@@ -102,6 +102,7 @@ class LinkPorts : public LinkTaker {
   std::array<RingQueue<Outgoing>, direction_count> outgoing_;
   std::array<int, direction_count> owner_{};
   std::array<Cycle, direction_count> retry_at_{};
+  std::array<Cycle, direction_count> committed_until_{};  // the last own word sent ahead on it leaves then
   std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through
   // Per input port, the last cycle a word passing through left from it: the message behind
   // may ask for a link only from the next cycle (docs/timing-model.md, "Routers").

@@ -29,10 +29,11 @@ class Generator {
   // 4 to 12 nodes, some pair of them at least two hops apart.
   TorusShape shape() {
     for (;;) {
-      const TorusShape s{pick(1, 4), pick(1, 4), pick(1, 3), chance(25) ? Topology::Mesh : Topology::Torus};
+      const Topology boundary = chance(25) ? Topology::Mesh : Topology::Torus;
+      const TorusShape s{pick(1, 4), pick(1, 4), pick(1, 3), {boundary, boundary, boundary}};
       int farthest = 0;
       for (const Axis axis : {Axis::Q, Axis::R, Axis::S})
-        farthest += s.topology == Topology::Mesh ? s.extent(axis) - 1 : s.extent(axis) / 2;
+        farthest += s.wraps(axis) ? s.extent(axis) / 2 : s.extent(axis) - 1;
       if (s.node_count() >= 4 && s.node_count() <= 12 && farthest >= 2) return s;
     }
   }
@@ -47,7 +48,7 @@ class Generator {
       const Axis axis = static_cast<Axis>(i);
       const int extent = shape.extent(axis), delta = b[axis] - a[axis];
       int ahead = ((delta % extent) + extent) % extent, back = (extent - ahead) % extent;
-      if (shape.topology == Topology::Mesh) ahead = std::max(delta, 0), back = std::max(-delta, 0);
+      if (!shape.wraps(axis)) ahead = std::max(delta, 0), back = std::max(-delta, 0);
       const bool forward = ahead != 0 && (back == 0 || ahead < back || (ahead == back && chance(50)));
       hops.insert(hops.end(), static_cast<std::size_t>(forward ? ahead : back), forward ? axes[i].first : axes[i].second);
     }
@@ -369,7 +370,7 @@ RandomCase random_case(std::uint64_t seed) {
     for (const Message& m : p.messages) longest = std::max(longest, m.route.size());
     std::ostringstream text;
     text << "seed " << seed << " (attempt " << attempt << "): " << p.shape.p1 << "x" << p.shape.p2 << "x" << p.shape.p3
-         << (p.shape.topology == Topology::Mesh ? " mesh" : " torus") << ", b " << p.grid.describe_blocks() << ", "
+         << " " << boundary_text(p.shape) << ", b " << p.grid.describe_blocks() << ", "
          << p.global_steps() << " phases, " << p.messages.size() << " messages of up to " << longest << " hops; link latency "
          << c.machine.link_latency << ", " << c.machine.link_rate.num << "/" << c.machine.link_rate.den
          << " words per cycle, buffers " << c.machine.link_buffer_words << "; fma latency " << c.machine.fma_latency << ", "

@@ -264,12 +264,12 @@ TEST_CASE("a mesh axis: the wrap-around roll takes P - 1 hops back through the r
       machine.link_latency = d;
       const nlohmann::json run = time_program(p, machine);
       REQUIRE(run["completed"] == true);
-      const Span sent = span(run, 3, 1), received = span(run, 0, 0);
-      CHECK(sent.first == 0);
-      CHECK(sent.last == 7);
-      CHECK(received.first == static_cast<std::int64_t>(hops * d));
-      CHECK(received.last == static_cast<std::int64_t>(7 + hops * d));
-      CHECK(received.count == 8);
+      const Span out = sent(run, p, 0), in = received(run, p, 0);
+      CHECK(out.first == 0);
+      CHECK(out.last == 7);
+      CHECK(in.first == static_cast<std::int64_t>(hops * d));
+      CHECK(in.last == static_cast<std::int64_t>(7 + hops * d));
+      CHECK(in.count == 8);
       CHECK(run["nodes"][2]["forwarded"] == (topology == Topology::Mesh ? 8 : 0));
       CHECK(run["nodes"][1]["forwarded"] == (topology == Topology::Mesh ? 8 : 0));
       CHECK(run["total"] == 7 + hops * d);
