@@ -2,7 +2,7 @@
 // The Program: the contract between algorithms and engines. For every node, an ordered list
 // of tasks over the node's own buffers:
 //   load     the host places a block of one of its arrays in a buffer (no time, no links);
-//   compute  a named block kernel: accumulator (+)= operand x coefficient, b^4 fma;
+//   compute  a named block kernel: accumulator (+)= operand x coefficient (b^4 fma for b x b x b blocks);
 //   send     a buffer to another node by a route of one or more hops (a message);
 //   receive  which buffer a message fills (or none: the words are taken and dropped).
 // Stages and steps are labels for reports; no engine knows what they mean. An algorithm

@@ -59,12 +59,20 @@ def load(path):
     return [row], [report]
 
 
+def extents(value):
+    """N or P as a report gives them: one number, or one per axis as "AxBxC"."""
+    parts = [int(v) for v in str(value).split("x")]
+    if len(parts) not in (1, 3) or min(parts) < 1:
+        raise ValueError(f"{value!r} is neither a whole number nor AxBxC")
+    return parts * 3 if len(parts) == 1 else parts
+
+
 def load_checked(path):
     """load(), with anything that is not torus-sim output refused in one clear sentence."""
     try:
         rows, reports = load(path)
         for row in rows:
-            int(row["point"]), int(row["N"]), int(row["P"])
+            int(row["point"]), extents(row["N"]), extents(row["P"])
         return rows, reports
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         what = "folder" if os.path.isdir(path) else "file"
@@ -125,7 +133,13 @@ def figure_png(fig):
 
 
 def block_size(row):
-    return int(row["N"]) // int(row["P"])
+    """The largest block edge (b = N / P for a cube)."""
+    return max(-(-n // p) for n, p in zip(extents(row["N"]), extents(row["P"])))
+
+
+def node_count(row):
+    p = extents(row["P"])
+    return p[0] * p[1] * p[2]
 
 
 def plot_against_b(rows, value, label, title):
@@ -150,7 +164,7 @@ def plot_against_b(rows, value, label, title):
 
 def plot_front(rows):
     fig, ax = plt.subplots(figsize=(6, 4))
-    pts = sorted((int(r["P"]) ** 3, number(r["total_cycles"]), block_size(r)) for r in rows if number(r.get("total_cycles")))
+    pts = sorted((node_count(r), number(r["total_cycles"]), block_size(r)) for r in rows if number(r.get("total_cycles")))
     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o")
     for nodes, cycles, b in pts:
         ax.annotate(f"b={b}", (nodes, cycles), textcoords="offset points", xytext=(4, 4), fontsize=8)
@@ -207,7 +221,9 @@ def plot_heatmap(report):
     active = t.get("link_active_cycles")
     if not active:
         return None
-    p, total = int(report["P"]), max(int(t["total_cycles"]), 1)
+    if len(set(extents(report["P"]))) != 1:
+        return None  # the heat map draws the planes of a cube
+    p, total = extents(report["P"])[0], max(int(t["total_cycles"]), 1)
     fig, axes = plt.subplots(1, 3, figsize=(14, 4.2), constrained_layout=True)
     for axis_index, (ax, name) in enumerate(zip(axes, ("Q", "R", "S"))):
         grid = [[0.0] * p for _ in range(p)]

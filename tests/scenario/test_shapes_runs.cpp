@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+
 #include "tests/cli_runner.hpp"
 
 using namespace torus;
@@ -201,4 +203,16 @@ TEST_CASE("process_grid balanced: nodes gives the torus as MPI_Dims_create would
   const CliRun bad = run_cli("run --boundary ring");
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Catch::Contains("boundary: 'ring' is not allowed; allowed: torus, mesh"));
+}
+
+TEST_CASE("torus-sim report renders a shaped run's report", "[scenario][shapes][report]") {
+  TempDir dir;
+  const CliRun run = run_program({torus_sim_executable(), "run", "--algorithm", "orbital_local_coefficients", "--N", "10", "--P",
+                                  "4x3x2", "--engine", "event", "--report_json", dir.file("run.json")});
+  REQUIRE(run.exit_code == 0);
+  const CliRun report = run_program({torus_sim_executable(), "report", dir.file("run.json"), "--out", dir.file("out")});
+  INFO(report.output);
+  CHECK(report.exit_code == 0);
+  std::ifstream md(dir.file("out") + "/report.md");
+  CHECK(md.good());
 }
