@@ -192,18 +192,31 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
 
 }  // namespace
 
-RunReport simulate(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault,
+RunReport simulate(const RunConfig& run, const MachineConfig& given, const FaultConfig& fault,
                    const ProgressDisplay& progress) {
   const auto start = std::chrono::steady_clock::now();
   const ScalarType scalar = validate(run);
+  const std::size_t word_bytes = (scalar.precision == Precision::Single ? 4 : 8) * (scalar.domain == Domain::Complex ? 2 : 1);
+  const MachineConfig machine = given.for_word_bytes(word_bytes);
   validate(fault, run.torus_shape());
-  check_memory(run, machine, scalar.domain == Domain::Complex);
   machine.link_rate();
   machine.clock_frequency();
   RunReport report = describe_run(run, scalar);
   report.engine = machine.engine;
   if (scalar.domain == Domain::Complex) report.fma_per_multiply_add = machine.complex_cost();
   report.machine = machine_echo(machine);
+  // Decided before the host's memory where that is cheap: a run the simulated machine could not
+  // hold is an answer about that machine, whatever this host could do.
+  const bool cheap = node_memory_is_cheap(run);
+  if (!cheap) check_memory(run, machine, scalar.domain == Domain::Complex);
+  report.node_memory = fit_in_node_memory(run, machine, report);
+  if (!report.fits()) {
+    report.values = run.computes_values();
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    write_unfit_report(run, report);
+    return report;
+  }
+  if (cheap) check_memory(run, machine, scalar.domain == Domain::Complex);
   dispatch_scalar(scalar, [&]<class T>() {
     const Tensor3<T> result = simulate_typed<T>(run, machine, fault, report, progress);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,5 +1,7 @@
 #include "sim/geometry.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -64,9 +66,19 @@ std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from
   return std::vector<Direction>(static_cast<std::size_t>(shape.extent(axis_of(direction)) - 1), opposite(direction));
 }
 
-std::array<Topology, 3> parse_boundary(std::string_view text) {
+std::array<Topology, 3> parse_boundary(std::string_view text, std::size_t nodes) {
   const std::invalid_argument bad("boundary: '" + std::string(text) +
-                                  "' is not allowed; allowed: torus, mesh, or one per axis Q,R,S such as torus,mesh,mesh");
+                                  "' is not allowed; allowed: torus, mesh, one per axis Q,R,S such as torus,mesh,mesh, "
+                                  "or torus_from:K (K a whole number of nodes from 1 to 68719476736)");
+  constexpr std::string_view rule = "torus_from:";
+  if (text.starts_with(rule)) {
+    const std::string_view digits = text.substr(rule.size());
+    std::uint64_t from = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), from);
+    if (error != std::errc() || end != digits.data() + digits.size() || from < 1 || from > (std::uint64_t{1} << 36)) throw bad;
+    const Topology all = nodes >= from ? Topology::Torus : Topology::Mesh;
+    return {all, all, all};
+  }
   const auto one = [&bad](std::string_view word) {
     if (word == "torus") return Topology::Torus;
     if (word == "mesh") return Topology::Mesh;

@@ -79,7 +79,9 @@ std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from
 std::string boundary_text(const TorusShape& shape);
 // "torus", "mesh" (every axis) or three separated by commas; throws std::invalid_argument
 // naming `boundary`, the value and what is allowed.
-std::array<Topology, 3> parse_boundary(std::string_view text);
+// `torus_from:K` is every axis a torus on a torus of at least K nodes (`nodes`), else every
+// axis a mesh, as the partitions of a Blue Gene/P: 512 nodes and more are tori.
+std::array<Topology, 3> parse_boundary(std::string_view text, std::size_t nodes = 1);
 
 // Throws std::invalid_argument naming the parameter when an extent is below 1.
 void validate(const TorusShape& shape);

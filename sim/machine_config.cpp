@@ -80,6 +80,12 @@ void MachineConfig::declare(ParameterSet& set) {
   set.text("link_words_per_cycle", link_words_per_cycle, "positive number such as 2, 1 or 1/8",
            "link bandwidth w: 1/8 is one word every 8 cycles (APE100)",
            [](std::string_view text) { Rational::parse(text, "link_words_per_cycle"); });
+  set.text("link_bytes_per_cycle", link_bytes_per_cycle, "'none' or a positive number such as 1/2",
+           "link bandwidth in bytes per cycle; when set it replaces link_words_per_cycle, which becomes this over "
+           "the run's word size (8 bytes for real double, 4 for float, twice that for complex)",
+           [](std::string_view text) {
+             if (text != "none") Rational::parse(text, "link_bytes_per_cycle");
+           });
   set.text("link_buffer_words", link_buffer_words, "'auto' (2 b^3, b^3 the largest block) or a whole number from 1 to 100000000",
            "receive buffer of each link, in words; the sender holds one credit per free word",
            [](std::string_view text) {
@@ -93,6 +99,9 @@ void MachineConfig::declare(ParameterSet& set) {
   set.integer("message_startup_cycles", message_startup_cycles, 0, 1000000, "cycles",
               "start-up of every message at its source (software, MPI): its first word leaves no earlier than this "
               "long after the message is posted and released; its link stays free meanwhile");
+  set.integer("node_memory_bytes", node_memory_bytes, 0, std::int64_t{1} << 50, "bytes",
+              "memory of each node; a run whose fullest node needs more (its buffers at the run's word size and its "
+              "coefficient tables) is reported as 'does not fit' with the figures and not simulated; 0: not limited");
   set.choice("micro_schedule", micro_schedule, micro_schedule_names(),
              "order of a node's b^4 fma in a step: interleaved hides latency when b^3 >= L, chained stalls on it");
   set.choice("roll_policy", roll_policy, roll_policy_names(),
@@ -118,6 +127,16 @@ void MachineConfig::declare(ParameterSet& set) {
   set.integer("threads", threads, 0, 1024, "threads",
               "host threads that compute values when the timing comes from one node (engine event, symmetry auto); "
               "0: every core. Values are the same for any number");
+}
+
+MachineConfig MachineConfig::for_word_bytes(std::size_t word_bytes) const {
+  if (link_bytes_per_cycle == "none") return *this;
+  const Rational bytes = Rational::parse(link_bytes_per_cycle, "link_bytes_per_cycle");
+  MachineConfig resolved = *this;
+  resolved.link_words_per_cycle =
+      std::to_string(bytes.num) + "/" + std::to_string(bytes.den * static_cast<std::int64_t>(word_bytes));
+  resolved.link_words_per_cycle = Rational::parse(resolved.link_words_per_cycle, "link_bytes_per_cycle").to_string();
+  return resolved;
 }
 
 unsigned MachineConfig::host_threads() const {

@@ -17,8 +17,10 @@ struct MachineConfig {
   std::string complex_fma_cost = "4";
   std::int64_t link_latency = 1;
   std::string link_words_per_cycle = "1";
+  std::string link_bytes_per_cycle = "none";
   std::string link_buffer_words = "auto";
   std::int64_t message_startup_cycles = 0;
+  std::int64_t node_memory_bytes = 0;
   std::string micro_schedule = "interleaved";
   std::string roll_policy = "after_compute";
   std::string clock_hz = "1e9";
@@ -32,6 +34,9 @@ struct MachineConfig {
 
   std::size_t complex_cost() const { return complex_fma_cost == "1" ? 1 : 4; }
   Rational link_rate() const { return Rational::parse(link_words_per_cycle, "link_words_per_cycle"); }
+  // The machine for words of `word_bytes` bytes: with link_bytes_per_cycle set, the link carries
+  // that many bytes per cycle whatever the precision, so its words per cycle follow the word.
+  MachineConfig for_word_bytes(std::size_t word_bytes) const;
   // "auto" is twice the largest tensor block (2 b^3; `block_words` words), enough that credits
   // never stall a roll; otherwise the number given.
   std::int64_t link_buffer(std::size_t block_words) const;

@@ -170,6 +170,8 @@ std::string format_text(const RunReport& r) {
   out += fmt::format("torus-sim {} run: N={} P={}{} b={} ({} nodes), {}transform {}, alpha {}, {}\n", engine_title(r.engine),
                      extents_text(r.n), extents_or_edge(r.p), r.boundary == "torus" ? "" : " (" + r.boundary + ")", r.b, r.nodes(),
                      r.algorithm == "orbital" ? "" : "algorithm " + r.algorithm + ", ", r.transform, r.alpha, to_string(r.scalar));
+  if (r.node_memory) out += fmt::format("node memory: {}\n", r.node_memory->describe());
+  if (!r.fits()) return out + fmt::format("result: DOES NOT FIT: not simulated ({:.3f} s)\n", r.wall_seconds);
   out += fmt::format("input: {}\n", r.input);
   for (const TransformOutcome& t : r.transforms) {
     out += fmt::format("{}:\n", to_string(t.direction));
@@ -253,7 +255,8 @@ nlohmann::json to_json(const RunReport& r) {
                    {"input", r.input},
                    {"seed", r.seed},
                    {"inverse_defects", r.inverse_defects},
-                   {"passed", r.passed()},
+                   {"passed", r.fits() ? nlohmann::json(r.passed()) : nlohmann::json(nullptr)},
+                   {"fits", r.fits()},
                    {"wall_seconds", r.wall_seconds},
                    {"transforms", nlohmann::json::array()}};
   for (const TransformOutcome& t : r.transforms) {
@@ -280,6 +283,7 @@ nlohmann::json to_json(const RunReport& r) {
          {"mismatch", t.mismatch}});
   }
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
+  if (r.node_memory) j["node_memory"] = r.node_memory->to_json();
   if (r.coefficients_local) j["coefficient_tables"] = {{"values", r.tables.values}, {"description", r.tables.description}};
   j["engine"] = r.engine;
   j["values"] = r.values ? "on" : "off";

@@ -51,6 +51,24 @@ void write_run_outputs(const RunConfig& config, const RunReport& report, const T
   if (!config.report_json.empty()) write_file_atomically(config.report_json, to_json(report).dump(2) + "\n");
 }
 
+bool node_memory_is_cheap(const RunConfig& config) {
+  constexpr std::size_t most_nodes_built = std::size_t{1} << 20;
+  return make_algorithm(config.algorithm)->translation_invariant(problem_of(config)) || config.node_count() <= most_nodes_built;
+}
+
+NodeMemoryFit fit_in_node_memory(const RunConfig& config, const MachineConfig& machine, const RunReport& report) {
+  const TransformProblem problem = problem_of(config);
+  const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
+  // Every node of a translation-invariant Program holds the same buffers: one node tells.
+  const Program program = algorithm->translation_invariant(problem) ? algorithm->build_quotient(problem) : algorithm->build(problem);
+  const std::uint64_t words = count(program, 0).words_held_per_node;
+  return node_memory_fit(words, report.scalar, report.coefficients_local ? &report.tables : nullptr, machine.node_memory_bytes);
+}
+
+void write_unfit_report(const RunConfig& config, const RunReport& report) {
+  if (!config.report_json.empty()) write_file_atomically(config.report_json, to_json(report).dump(2) + "\n");
+}
+
 template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<float>&);
 template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<double>&);
 template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<std::complex<float>>&);
@@ -118,7 +136,7 @@ Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
 
 }  // namespace
 
-RunReport run_functional(const RunConfig& config) {
+RunReport run_functional(const RunConfig& config, const MachineConfig& machine) {
   if (!config.computes_values())
     throw std::invalid_argument("values: 'off' is not allowed with engine functional, which only computes values; allowed: "
                                 "values on, or engine systemc or event to time the run");
@@ -126,10 +144,20 @@ RunReport run_functional(const RunConfig& config) {
   const ScalarType scalar = validate(config);
   if (!config.chrome_trace.empty() || !config.vcd_trace.empty())
     throw std::invalid_argument("chrome_trace and vcd_trace need engine: systemc (the functional engine keeps no time)");
-  MachineConfig functional;
+  MachineConfig functional;  // the memory estimate of an untimed run; only the node's capacity is the user's
   functional.engine = "functional";
-  check_memory(config, functional, scalar.domain == Domain::Complex);
+  functional.node_memory_bytes = machine.node_memory_bytes;
   RunReport report = describe_run(config, scalar);
+  const bool cheap = node_memory_is_cheap(config);
+  if (!cheap) check_memory(config, functional, scalar.domain == Domain::Complex);
+  report.node_memory = fit_in_node_memory(config, functional, report);
+  if (!report.fits()) {
+    report.values = false;
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    write_unfit_report(config, report);
+    return report;
+  }
+  if (cheap) check_memory(config, functional, scalar.domain == Domain::Complex);
   dispatch_scalar(scalar, [&]<class T>() {
     const Tensor3<T> result = run_typed<T>(config, report);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -10,6 +10,8 @@
 #include "sim/accuracy.hpp"
 #include "sim/coefficient_tables.hpp"
 #include "sim/executor.hpp"
+#include "sim/machine_config.hpp"
+#include "sim/node_capacity.hpp"
 #include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
 #include "sim/timing_report.hpp"
@@ -59,19 +61,31 @@ struct RunReport {
   std::optional<TimingReport> timing;
   double wall_seconds = 0;
   bool values = true;  // false: timed only (values: off), nothing computed or checked
+  std::optional<NodeMemoryFit> node_memory;  // the fullest node's memory against node_memory_bytes
 
   // fma per scalar multiply-add: 4 for complex data on a real fma unit, else 1.
   std::size_t fma_per_multiply_add = 1;
   bool passed() const;
+  // False when the run needs more memory per node than the machine has: it was not simulated.
+  bool fits() const { return !node_memory || node_memory->fits(); }
   std::size_t nodes() const { return static_cast<std::size_t>(p[0]) * static_cast<std::size_t>(p[1]) * static_cast<std::size_t>(p[2]); }
 };
 
 // Validates `config`, runs it and returns the report; writes config.output and
 // config.report_json when set. Throws std::invalid_argument for bad parameters.
-RunReport run_functional(const RunConfig& config);
+RunReport run_functional(const RunConfig& config, const MachineConfig& machine = {});
 
 // The report fields every engine fills the same way, before running.
 RunReport describe_run(const RunConfig& config, ScalarType scalar);
+// The fullest node's memory against `machine.node_memory_bytes`, read off the Program's
+// buffers (its translation quotient when it has one: every node holds the same buffers).
+NodeMemoryFit fit_in_node_memory(const RunConfig& config, const MachineConfig& machine, const RunReport& report);
+// Whether fit_in_node_memory builds at most a million nodes' task lists, so it may come before
+// the host's memory check (a run that does not fit the simulated machine says so, whatever
+// this host could do); otherwise the host's check comes first and refuses absurd sizes at once.
+bool node_memory_is_cheap(const RunConfig& config);
+// A run that does not fit: its report (config.report_json) says so, and nothing else is written.
+void write_unfit_report(const RunConfig& config, const RunReport& report);
 // Writes config.output (the final result) and config.report_json.
 template <class T>
 void write_run_outputs(const RunConfig& config, const RunReport& report, const Tensor3<T>& result);

@@ -20,9 +20,10 @@ void RunConfig::declare(ParameterSet& set) {
   set.extents("P", p, 1, 4096, "nodes",
               "torus extents: P (P x P x P nodes) or P1xP2xP3; node (Q,R,S) holds one block, N_a/P_a elements along "
               "axis a, the first N_a mod P_a blocks one element larger");
-  set.text("boundary", boundary, "torus, mesh, or one per axis such as torus,mesh,mesh",
+  set.text("boundary", boundary, "torus, mesh, one per axis such as torus,mesh,mesh, or torus_from:K",
            "links of each axis Q, R, S: torus (with the wrap-around link) or mesh (without it: a roll across the edge "
-           "goes the long way, P_a - 1 hops through the routers)",
+           "goes the long way, P_a - 1 hops through the routers); torus_from:K: a torus of K nodes or more, a mesh "
+           "below (Blue Gene/P partitions: torus_from:512)",
            [](std::string_view text) { parse_boundary(text); });
   set.choice("process_grid", process_grid, {"explicit", "balanced"},
              "explicit: P gives the torus; balanced: P1xP2xP3 from `nodes` as MPI_Dims_create does (non-increasing "
@@ -92,7 +93,8 @@ std::array<std::int64_t, 3> RunConfig::torus_extents() const {
 
 TorusShape RunConfig::torus_shape() const {
   const std::array<std::int64_t, 3> e = torus_extents();
-  return {static_cast<int>(e[0]), static_cast<int>(e[1]), static_cast<int>(e[2]), parse_boundary(boundary)};
+  const auto nodes = static_cast<std::size_t>(e[0] * e[1] * e[2]);
+  return {static_cast<int>(e[0]), static_cast<int>(e[1]), static_cast<int>(e[2]), parse_boundary(boundary, nodes)};
 }
 
 std::size_t RunConfig::node_count() const { return torus_shape().node_count(); }
@@ -155,7 +157,13 @@ void check_process_grid(const RunConfig& config) {
 
 ScalarType validate(const RunConfig& config) {
   check_process_grid(config);
-  config.block_grid();  // at least one element per node along every axis
+  const BlockGrid grid = config.block_grid();  // at least one element per node along every axis
+  // A buffer's words are indexed by 32-bit numbers in Programs and engines.
+  constexpr std::size_t most_block_words = 0xFFFFFFFFu;
+  if (grid.largest_words() > most_block_words)
+    throw std::invalid_argument("N: blocks of b = " + grid.describe_blocks() + " (the largest " + std::to_string(grid.largest_words()) +
+                                " words) are more than a node's buffer can hold; allowed: at most " +
+                                std::to_string(most_block_words) + " words per block (a larger P or a smaller N)");
   const AxisTransforms transforms = parse_axis_transforms(config.transform, config.transform_options());
   for (std::size_t a = 0; a < 3; ++a) transforms.axis[a]->check_size(static_cast<std::size_t>(config.n[a]));
   bool complex = transforms.complex_valued() || config.domain == "complex";

@@ -34,7 +34,7 @@ std::string scalar_text(const std::string& path, const YAML::Node& node, const s
   return node.Scalar();
 }
 
-constexpr const char* reserved[] = {"description", "include", "sweep"};
+constexpr const char* reserved[] = {"description", "include", "sweep", "sweep_blocks"};
 
 constexpr int max_depth = 32;
 
@@ -193,6 +193,7 @@ class Loader {
       if (key == "include") continue;
       if (key == "description") scenario_.description = scalar_text(path, entry.second, key);
       else if (key == "sweep") load_sweep(path, entry.second);
+      else if (key == "sweep_blocks") load_sweep_blocks(path, entry.second);
       else set(path, entry.first, entry.second, key);
     }
   }
@@ -230,6 +231,14 @@ class Loader {
       throw located(path, value, e.what());
     }
     scenario_.settings.emplace_back(key, text);
+  }
+
+  void load_sweep_blocks(const std::string& path, const YAML::Node& value) {
+    const std::string text = scalar_text(path, value, "sweep_blocks");
+    if (text != "even" && text != "any")
+      throw located(path, value, "sweep_blocks: '" + text + "' is not allowed; allowed: even (points whose P does not divide "
+                                 "N are dropped) or any (uneven blocks kept: the first N mod P blocks one element larger)");
+    scenario_.sweep_uneven = text == "any";
   }
 
   void load_sweep(const std::string& path, const YAML::Node& sweep) {

@@ -10,7 +10,10 @@
 //     P: [1, 2, 4, 8, 16, 32]
 //     fma_latency: [1, 4, 8]
 //
-// Every key must be a declared parameter (or description, include, sweep), given once, in one
+// `sweep_blocks: any` keeps the combinations whose P does not divide N (uneven blocks); by
+// default (`even`) they are dropped.
+//
+// Every key must be a declared parameter (or description, include, sweep, sweep_blocks), given once, in one
 // YAML document; errors name the file, line and column, the value and what is allowed. Paths
 // (include and every path parameter, swept ones too) are relative to the file's folder. At
 // most 100 documents may be included in all.
@@ -34,6 +37,9 @@ struct Scenario {
   // Parameter settings in the order they apply (includes first), as key and text value.
   std::vector<std::pair<std::string, std::string>> settings;
   std::vector<SweepAxis> sweep;  // in file order; the sweep is their Cartesian product
+  // sweep_blocks: even (the default: combinations where P does not divide N are dropped) or
+  // any (kept, with uneven blocks).
+  bool sweep_uneven = false;
 };
 
 // Reads and checks a scenario against `parameters` (each setting is tried on it, so a bad

@@ -50,7 +50,7 @@ SweepPlan::SweepPlan(const std::string& scenario_path, const Settings& overrides
            ": its " + std::to_string(axis.values.size()) + " values in the scenario are not used");
     axes_.push_back({index_of(base_, axis.key), as_read_back(axis), overridden});
   }
-  keep_whole_blocks();
+  keep_whole_blocks(scenario.sweep_uneven);
   if (kept_.empty())
     throw std::invalid_argument(scenario_path + ": sweep: all " + std::to_string(combinations_) +
                                 " combinations are dropped (P does not divide N in any of them); nothing to run");
@@ -59,7 +59,7 @@ SweepPlan::SweepPlan(const std::string& scenario_path, const Settings& overrides
 // A product of N and P lists holds pairs with no whole block size; a sweep keeps to even blocks
 // (a single run with uneven blocks is fine: the first N mod P blocks are one element larger).
 // The torus is what the run will use: P, or the balanced grid of `nodes`.
-void SweepPlan::keep_whole_blocks() {
+void SweepPlan::keep_whole_blocks(bool keep_uneven) {
   std::vector<std::size_t> digit(axes_.size(), 0);
   const auto value = [&](const char* key) {
     const std::size_t parameter = index_of(base_, key);
@@ -76,7 +76,7 @@ void SweepPlan::keep_whole_blocks() {
     const std::array<std::int64_t, 3> p = run.torus_extents();
     bool whole = true;
     for (std::size_t a = 0; a < 3; ++a) whole = whole && n[a] % static_cast<std::size_t>(p[a]) == 0;
-    if (whole) kept_.push_back(static_cast<std::uint32_t>(combination));
+    if (whole || keep_uneven) kept_.push_back(static_cast<std::uint32_t>(combination));
     for (std::size_t a = axes_.size(); a-- > 0;) {  // the last axis varies fastest
       if (++digit[a] < axes_[a].values.size()) break;
       digit[a] = 0;

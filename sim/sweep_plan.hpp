@@ -4,7 +4,8 @@
 // put together only when asked for. Planning a million combinations takes seconds.
 //
 // Points are the combinations of the sweep lists, the first list varying slowest, less those
-// that are no run at all (P does not divide N); they are numbered 0, 1, ... in that order.
+// whose P does not divide N (unless the scenario says `sweep_blocks: any`); they are numbered
+// 0, 1, ... in that order.
 
 #include <cstdint>
 #include <functional>
@@ -39,7 +40,7 @@ class SweepPlan {
     std::vector<std::string> values;  // as the parameter reads them back
     bool overridden;                  // -p sets it for every point
   };
-  void keep_whole_blocks();
+  void keep_whole_blocks(bool keep_uneven);
   std::vector<std::size_t> digits(std::size_t index) const;
 
   Settings base_;  // every parameter after the scenario and the overrides

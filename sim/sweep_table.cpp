@@ -15,7 +15,12 @@ nlohmann::ordered_json sweep_row(std::size_t point, const Settings& parameters, 
   const nlohmann::json& report = record.contains("report") ? record["report"] : nlohmann::json::object();
   const nlohmann::json& t = report.contains("timing") ? report["timing"] : nlohmann::json::object();
   const auto get = [](const nlohmann::json& j, const char* key) { return j.contains(key) ? j[key] : nlohmann::json(nullptr); };
+  // A run the simulated nodes cannot hold is an answer, not a failure: its row says so.
+  if (report.value("fits", true) == false && row["status"] == "ok") row["status"] = "does not fit";
   row["passed"] = get(report, "passed");
+  row["torus"] = get(report, "P");        // the torus the run used (process_grid: balanced derives it)
+  row["node_count"] = get(report, "nodes");
+  row["node_memory_bytes"] = report.contains("node_memory") ? report["node_memory"]["required_bytes"] : nlohmann::json(nullptr);
   row["total_cycles"] = get(t, "total_cycles");
   row["seconds"] = get(t, "seconds");
   row["analytic_cycles"] = t.contains("analytic") ? t["analytic"]["cycles"] : nlohmann::json(nullptr);

@@ -83,7 +83,11 @@ TEST_CASE("boundary: torus, mesh or one per axis", "[sim][geometry][mesh][parame
   CHECK(parse_boundary("torus") == std::array<T, 3>{T::Torus, T::Torus, T::Torus});
   CHECK(parse_boundary("mesh") == std::array<T, 3>{T::Mesh, T::Mesh, T::Mesh});
   CHECK(parse_boundary("torus,mesh,mesh") == std::array<T, 3>{T::Torus, T::Mesh, T::Mesh});
-  for (const char* bad : {"", "tours", "torus,mesh", "torus,mesh,mesh,torus", "torus, mesh, mesh", "Mesh"})
+  // Blue Gene/P partitions: tori from 512 nodes, meshes below.
+  CHECK(parse_boundary("torus_from:512", 511) == std::array<T, 3>{T::Mesh, T::Mesh, T::Mesh});
+  CHECK(parse_boundary("torus_from:512", 512) == std::array<T, 3>{T::Torus, T::Torus, T::Torus});
+  for (const char* bad : {"", "tours", "torus,mesh", "torus,mesh,mesh,torus", "torus, mesh, mesh", "Mesh", "torus_from:", "torus_from:0",
+                          "torus_from:5x", "torus_from:-1"})
     CHECK_THROWS_WITH(parse_boundary(bad), Catch::Contains(std::string("boundary: '") + bad + "' is not allowed; allowed: torus, mesh"));
   CHECK(boundary_text(TorusShape{2, 2, 2, {T::Torus, T::Mesh, T::Torus}}) == "torus,mesh,torus");
   CHECK(boundary_text(TorusShape::cube(2, T::Mesh)) == "mesh");

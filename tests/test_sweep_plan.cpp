@@ -123,3 +123,20 @@ TEST_CASE("a point's expected cost is the work the analytic model sizes, for ord
   CHECK(expected_point_cost({{"N", "16"}, {"P", "16"}}) > expected_point_cost({{"N", "16"}, {"P", "8"}}));
   CHECK(expected_point_cost({{"N", "16"}, {"P", "8"}}) > expected_point_cost({{"N", "16"}, {"P", "4"}}));
 }
+
+TEST_CASE("sweep_blocks: any keeps the points with uneven blocks, even (the default) drops them", "[sweep][plan]") {
+  TempDir dir;
+  const auto plan_of = [&](const std::string& blocks) {
+    const std::string scenario = dir.file("s" + blocks + ".yaml");
+    std::ofstream(scenario) << "transform: dct\n" << (blocks.empty() ? "" : "sweep_blocks: " + blocks + "\n")
+                            << "sweep:\n  N: [6, 7]\n  P: [2, 3]\n";
+    return SweepPlan(scenario, {}, [](const std::string&) {});
+  };
+  CHECK(plan_of("").size() == 2);  // N = 6 on 2 and 3; N = 7 on neither
+  CHECK(plan_of("even").size() == 2);
+  const SweepPlan any = plan_of("any");
+  REQUIRE(any.size() == 4);
+  CHECK(any.overrides(3) == Settings{{"N", "7"}, {"P", "3"}});
+  CHECK_THROWS_WITH(plan_of("some"), Catch::Contains("sweep_blocks: 'some' is not allowed; allowed: even") &&
+                                         Catch::Contains(":2:"));
+}

@@ -178,3 +178,19 @@ TEST_CASE("analytic after_compute prediction and its exactness conditions", "[si
   set.set("link_buffer_words", "8");  // fewer than 2 b^3 = 16: credits may stall
   CHECK_FALSE(predict_cycles(m, {2, 2, 1, false, false, {}, {}}).exact);
 }
+
+TEST_CASE("link_bytes_per_cycle sets the words per cycle from the word size", "[sim][parameters]") {
+  MachineConfig m;
+  m.link_words_per_cycle = "3";
+  CHECK(m.for_word_bytes(8).link_words_per_cycle == "3");  // not set: words per cycle as given
+  m.link_bytes_per_cycle = "1/2";  // Blue Gene/P: 425 MB/s at 850 MHz
+  CHECK(m.for_word_bytes(8).link_rate() == Rational{1, 16});   // real double
+  CHECK(m.for_word_bytes(4).link_rate() == Rational{1, 8});    // real float
+  CHECK(m.for_word_bytes(16).link_rate() == Rational{1, 32});  // complex double
+  m.link_bytes_per_cycle = "24";
+  CHECK(m.for_word_bytes(16).link_rate() == Rational{3, 2});
+  ParameterSet set;
+  m.declare(set);
+  CHECK_THROWS_WITH(set.set("link_bytes_per_cycle", "0"), Catch::Contains("link_bytes_per_cycle"));
+  CHECK_THROWS_WITH(set.set("link_bytes_per_cycle", "fast"), Catch::Contains("link_bytes_per_cycle"));
+}

@@ -6,7 +6,8 @@
 Runs each configuration with `--engine systemc` and with `--engine event` in both of its forms
 (`--symmetry off`: every node timed, values from its own datapath; the default: one node timed
 for the torus, values computed beside it) and compares the JSON reports field by field, leaving out only what describes the host or the engine itself (wall
-times, memory, the engine's name and its fast-forward figures). The configurations are every
+times, memory, the engine's name and its fast-forward figures). The configurations are those
+that once differed (PINNED), every
 row of scenarios/regression.yaml (every K-th with --sample K) and R more drawn at random with
 a fixed seed over the whole parameter space (P up to 6, b up to 4, N not a multiple of P in
 about a third of them (uneven blocks), a third with the local-coefficient algorithm on
@@ -34,6 +35,15 @@ REGRESSION = {
     "alpha": ["+++", "++-", "+-+", "+--", "-++", "-+-", "--+", "---"], "fma_latency": ["1", "4"],
     "link_words_per_cycle": ["1", "1/2"], "link_latency": ["1", "3"], "roll_policy": ["after_compute", "overlapped"],
 }
+
+
+# Configurations that once gave different reports, kept in every comparison: the SystemC node
+# held back a word of a smaller block landing beyond the extent of an older block's pending
+# send (uneven blocks, overlapped rolls).
+PINNED = [
+    "--N 10 --P 3 --transform dht --alpha +-+ --direction both --fma_latency 15 --fma_per_cycle 3 --link_latency 8 "
+    "--link_words_per_cycle 2/3 --link_buffer_words 1 --roll_policy overlapped --micro_schedule interleaved",
+]
 
 
 def regression_rows():
@@ -136,7 +146,7 @@ def main():
     args = parser.parse_args()
     if args.sample < 1 or args.random < 0 or args.jobs < 1:
         sys.exit("engines.py: --sample and --jobs must be at least 1, --random at least 0")
-    rows = list(regression_rows())[::args.sample] + list(random_rows(args.random, args.seed))
+    rows = [p.split() for p in PINNED] + list(regression_rows())[::args.sample] + list(random_rows(args.random, args.seed))
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for row, problems in zip(rows, pool.map(lambda r: compare(args.binary, r), rows)):

@@ -138,6 +138,10 @@ def block_size(row):
 
 
 def node_count(row):
+    """The nodes the run used: the report's count (a balanced process grid derives the torus
+    from `nodes`), else P1 P2 P3 as swept."""
+    if number(row.get("node_count")):
+        return int(number(row["node_count"]))
     p = extents(row["P"])
     return p[0] * p[1] * p[2]
 
@@ -244,9 +248,10 @@ def plot_heatmap(report):
 
 
 def table(rows):
-    keys = ["point", "status", "N", "P", "transform", "alpha", "direction", "fma_latency", "fma_per_cycle",
+    keys = ["point", "status", "N", "P", "nodes", "torus", "algorithm", "transform", "precision", "alpha", "direction",
+            "fma_latency", "fma_per_cycle",
             "link_words_per_cycle", "link_latency", "roll_policy", "micro_schedule", "total_cycles", "analytic_cycles",
-            "seconds", "utilisation", "max_rel_error", "passed"]
+            "seconds", "utilisation", "max_rel_error", "node_memory_bytes", "passed"]
     keys = [k for k in keys if any(k in r for r in rows)]
 
     def cell(v):
@@ -255,6 +260,107 @@ def table(rows):
         return "" if v is None else str(v)
 
     return keys, [[cell(r.get(k)) for k in keys] for r in rows]
+
+
+# Columns of a sweep row that are not swept parameters, and the parameters that place a point in a
+# strong-scaling table rather than name its group.
+NOT_GROUPING = {"point", "status", "exit_code", "N", "P", "nodes", "process_grid", "boundary", "seed", "max_memory",
+                "threads", "report_json", "output", "input", "chrome_trace", "vcd_trace"}
+
+
+def parameter_keys(rows):
+    """The swept parameters' columns: those before `passed` in a row (sweep_row puts them there)."""
+    keys = []
+    for k in rows[0]:
+        if k == "passed":
+            break
+        keys.append(k)
+    return keys
+
+
+def scaling_groups(rows):
+    """A strong-scaling study (N and the node count both vary): its rows grouped by every other
+    parameter that varies, as (title, rows)."""
+    if not varying(rows, "N") or len({node_count(r) for r in rows}) < 2:
+        return []
+    keys = [k for k in parameter_keys(rows) if k not in NOT_GROUPING and varying(rows, k)]
+    groups = {}
+    for r in rows:
+        groups.setdefault(tuple(str(r.get(k)) for k in keys), []).append(r)
+    return [(", ".join(f"{k} {v}" for k, v in zip(keys, values)) or "all points", groups[values]) for values in sorted(groups)]
+
+
+def scaling_tables(rows):
+    """Seconds (rows N, columns nodes; 'does not fit' and failures marked) and speed-up T1/Tp
+    (or p0 T_p0 / Tp from the fewest nodes p0 that ran, marked *, where one node did not)."""
+    ns = sorted({str(r["N"]) for r in rows}, key=lambda n: extents(n)[0] * extents(n)[1] * extents(n)[2])
+    nodes = sorted({node_count(r) for r in rows})
+    at = {(str(r["N"]), node_count(r)): r for r in rows}
+
+    def seconds(r):
+        return number(r.get("seconds")) if r and r.get("status") == "ok" else None
+
+    time_rows, speed_rows, relative = [], [], False
+    for n in ns:
+        cells = []
+        for p in nodes:
+            r = at.get((n, p))
+            if r is None:
+                cells.append("")
+            elif r.get("status") == "ok":
+                cells.append(f"{number(r.get('seconds')):.4g}" if number(r.get("seconds")) is not None else "")
+            else:
+                cells.append(str(r.get("status")))
+        time_rows.append([n] + cells)
+        ran = [(p, seconds(at.get((n, p)))) for p in nodes if seconds(at.get((n, p)))]
+        base = ran[0] if ran else None
+        speed = []
+        for p in nodes:
+            t = seconds(at.get((n, p)))
+            if not t or not base:
+                speed.append("")
+                continue
+            value = base[0] * base[1] / t
+            mark = "" if base[0] == 1 else "*"
+            relative = relative or bool(mark)
+            speed.append(f"{value:.3g}{mark}")
+        speed_rows.append([n] + speed)
+    header = ["N \\ nodes"] + [str(p) for p in nodes]
+    return header, time_rows, speed_rows, relative
+
+
+def plot_scaling(rows, title):
+    header, _, _, _ = scaling_tables(rows)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    by_n = {}
+    for r in rows:
+        if r.get("status") == "ok" and number(r.get("seconds")):
+            by_n.setdefault(str(r["N"]), []).append((node_count(r), number(r["seconds"])))
+    for n in sorted(by_n, key=lambda v: extents(v)[0]):
+        pts = sorted(by_n[n])
+        left.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"N = {n}")
+        right.plot([p[0] for p in pts], [pts[0][0] * pts[0][1] / p[1] for p in pts], marker="o", label=f"N = {n}")
+    most = max((node_count(r) for r in rows), default=1)
+    right.plot([1, most], [1, most], color="grey", linewidth=1, label="ideal")
+    for ax, label in ((left, "simulated seconds"), (right, "speed-up (from the fewest nodes that ran)")):
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("nodes")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    left.legend(fontsize=7)
+    fig.suptitle(title)
+    return figure_png(fig)
+
+
+def markdown_table(header, body):
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in body]
+
+
+def html_table(header, body):
+    out = "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
+    out += "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body)
+    return out + "</table>"
 
 
 PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links"]
@@ -267,7 +373,9 @@ def render(args):
     out = args.out or (args.results if os.path.isdir(args.results) else os.path.splitext(args.results)[0] + "-report")
     refuse_unless_writable(out, folder=True)
     refuse_unless_writable(os.path.join(out, "plots"), folder=True)
-    for name in ["report.md", "report.html"] + [os.path.join("plots", n + ".png") for n in PLOT_NAMES]:
+    groups = scaling_groups(rows)
+    names = PLOT_NAMES + [f"scaling-{i}" for i in range(len(groups))]
+    for name in ["report.md", "report.html"] + [os.path.join("plots", n + ".png") for n in names]:
         refuse_unless_writable(os.path.join(out, name))
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
 
@@ -289,11 +397,22 @@ def render(args):
 
     keys, cells = table(rows)
     title = f"torus-sim report: {os.path.basename(os.path.abspath(args.results))}"
-    failed = sum(1 for r in rows if r.get("status") != "ok")
-    summary = f"{len(rows)} point(s), {failed} failed."
-    md = [f"# {title}", "", summary, "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    md += ["| " + " | ".join(c) + " |" for c in cells]
+    unfit = sum(1 for r in rows if r.get("status") == "does not fit")
+    failed = sum(1 for r in rows if r.get("status") not in ("ok", "does not fit"))
+    summary = f"{len(rows)} point(s), {failed} failed" + (f", {unfit} do not fit in the nodes' memory (not simulated)." if unfit else ".")
+    md = [f"# {title}", "", summary]
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(summary)}</p>"]
+    for index, (group, members) in enumerate(groups):
+        header, times, speeds, relative = scaling_tables(members)
+        note = ("* one node did not run (it does not fit, or failed): p0 T_p0 / T_p from the fewest nodes p0 that ran"
+                if relative else "")
+        md += ["", f"## Strong scaling: {group}", "", "Simulated seconds:", ""] + markdown_table(header, times)
+        md += ["", "Speed-up T1 / Tp:", ""] + markdown_table(header, speeds) + ([ "", note] if note else [])
+        body.append(f"<h2>Strong scaling: {html.escape(group)}</h2><p>Simulated seconds</p>" + html_table(header, times) +
+                    "<p>Speed-up T1 / Tp</p>" + html_table(header, speeds) + (f"<p>{html.escape(note)}</p>" if note else ""))
+        plots.append((f"scaling-{index}", f"Strong scaling: {group}", plot_scaling(members, group)))
+    md += ["", "## Points", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    md += ["| " + " | ".join(c) + " |" for c in cells]
     for name, caption, png in plots:
         write_atomically(os.path.join(out, "plots", name + ".png"), png)
         md += ["", f"## {caption}", "", f"![{caption}](plots/{name}.png)"]

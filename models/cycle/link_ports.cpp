@@ -184,7 +184,7 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
     if (++o.position == o.words) break;
   }
   if (o.position == o.words) {
-    context_.memory.release_pending(o.buffer, o.generation);
+    context_.memory.release_pending(o.buffer, o.generation, o.words);
     queue.pop_front();
     owner_[d] = free_link;
     return;

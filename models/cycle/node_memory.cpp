@@ -29,10 +29,10 @@ void NodeMemory::store(std::uint32_t b, std::uint32_t word, std::uint32_t genera
   w.ready = cycle;
   w.generation = generation;
   for (std::size_t c = 0; c < components_ && components_ > 1; ++c) buf.component_ready[word * components_ + c] = cycle;
-  for (const auto& [g, count] : buf.pending_sends)
-    if (g == generation) {
+  for (const BufferState::PendingSend& p : buf.pending_sends)
+    if (p.generation == generation && word < p.words) {
       if (w.owed == 0) ++buf.owed_words;
-      w.owed = static_cast<std::uint16_t>(w.owed + count);
+      w.owed = static_cast<std::uint16_t>(w.owed + p.count);
     }
 }
 
@@ -48,12 +48,12 @@ void NodeMemory::owe(std::uint32_t b, std::uint32_t generation, std::size_t word
     if (w.owed++ == 0) ++buf.owed_words;
   }
   if (!arriving) return;
-  for (auto& [g, count] : buf.pending_sends)
-    if (g == generation) {
-      ++count;
+  for (BufferState::PendingSend& p : buf.pending_sends)
+    if (p.generation == generation && p.words == words) {
+      ++p.count;
       return;
     }
-  buf.pending_sends.push_back({generation, 1});
+  buf.pending_sends.push_back({generation, static_cast<std::uint32_t>(words), 1});
 }
 
 void NodeMemory::settle(std::uint32_t b, std::uint32_t word, Cycle left_at) {
@@ -64,11 +64,11 @@ void NodeMemory::settle(std::uint32_t b, std::uint32_t word, Cycle left_at) {
   buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
 }
 
-void NodeMemory::release_pending(std::uint32_t b, std::uint32_t generation) {
+void NodeMemory::release_pending(std::uint32_t b, std::uint32_t generation, std::uint32_t words) {
   auto& pending = buffers_[b].pending_sends;
   for (auto it = pending.begin(); it != pending.end(); ++it)
-    if (it->first == generation) {
-      if (--it->second == 0) pending.erase(it);
+    if (it->generation == generation && it->words == words) {
+      if (--it->count == 0) pending.erase(it);
       return;
     }
 }

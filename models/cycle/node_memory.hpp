@@ -30,7 +30,13 @@ struct BufferState {
   Cycle busy_until = never;            // the last cycle a word of it leaves (sends scheduled ahead)
   // Posted sends waiting for a generation that is still arriving: a word stored later with
   // that generation is owed to them from the moment it lands.
-  std::vector<std::pair<std::uint32_t, std::uint16_t>> pending_sends;
+  // Sends of one generation taking the same leading words share an entry.
+  struct PendingSend {
+    std::uint32_t generation;
+    std::uint32_t words;   // the send takes the buffer's first `words` words
+    std::uint16_t count;   // sends of this generation and extent
+  };
+  std::vector<PendingSend> pending_sends;
 };
 
 class NodeMemory {
@@ -62,14 +68,15 @@ class NodeMemory {
     return buffers_[b].busy_until == never ? 0 : buffers_[b].busy_until + 1;
   }
   // A send of a generation older than `generation` still waits for `word` to land: a word of
-  // `generation` may not take its place before that send has taken it.
+  // `generation` may not take its place before that send has taken it. A word beyond the
+  // send's extent (uneven blocks: the older block was smaller) is not waited for.
   bool awaits_older(std::uint32_t b, std::uint32_t word, std::uint32_t generation) const {
     const std::uint32_t held = buffers_[b].words[word].generation;
-    for (const auto& [g, count] : buffers_[b].pending_sends)
-      if (g < generation && held < g) return true;
+    for (const BufferState::PendingSend& p : buffers_[b].pending_sends)
+      if (p.generation < generation && word < p.words && held < p.generation) return true;
     return false;
   }
-  void release_pending(std::uint32_t b, std::uint32_t generation);
+  void release_pending(std::uint32_t b, std::uint32_t generation, std::uint32_t words);
   static bool present(const WordState& w, std::uint32_t generation, Cycle cycle) {
     return w.generation == generation && w.ready <= cycle;
   }

@@ -46,11 +46,13 @@ bool EventEngine::advance_node(std::size_t n) {
 }
 
 // Whether a send posted from `buffer` of a generation below `below_generation` has yet to take
-// `word` (its leaving cycle is not known yet).
+// `word` (its leaving cycle is not known yet). A send takes the buffer's first `words` words;
+// a word beyond them (an older, smaller block) is not owed.
 bool EventEngine::owes(const BufferTimes& buffer, std::uint32_t word, std::uint32_t below_generation) const {
   for (const std::uint32_t m : buffer.active_sends) {
     const MessageState& s = messages_[m];
-    if (s.generation < below_generation && (s.position ? (*s.position)[word] : word) >= s.sent) return true;
+    if (s.generation < below_generation && word < s.words && (s.position ? (*s.position)[word] : word) >= s.sent)
+      return true;
   }
   return false;
 }

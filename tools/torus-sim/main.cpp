@@ -81,7 +81,7 @@ std::array<std::int64_t, 3> extents_of(const char* key, const std::string& text)
 
 torus::TorusShape shape_of(const ScheduleQuery& q) {
   const auto p = extents_of("P", q.p);
-  return {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2]), torus::parse_boundary(q.boundary)};
+  return {static_cast<int>(p[0]), static_cast<int>(p[1]), static_cast<int>(p[2]), torus::parse_boundary(q.boundary, static_cast<std::size_t>(p[0] * p[1] * p[2]))};
 }
 
 torus::BlockGrid grid_of(const ScheduleQuery& q) {
@@ -338,7 +338,7 @@ int sc_main(int argc, char** argv) {
     apply(parameters, scenario, given);
     torus::check_engine(bundle.fault, machine.engine);
     const torus::RunReport report = machine.engine == "functional"
-                                        ? torus::run_functional(config)
+                                        ? torus::run_functional(config, machine)
                                         : torus::simulate(config, machine, bundle.fault, terminal_progress());
     std::cout << torus::format_text(report);
     if (!report.passed()) {
