@@ -20,7 +20,7 @@ nlohmann::ordered_json sweep_row(std::size_t point, const Settings& parameters, 
   row["passed"] = get(report, "passed");
   row["torus"] = get(report, "P");        // the torus the run used (process_grid: balanced derives it)
   row["node_count"] = get(report, "nodes");
-  row["node_memory_bytes"] = report.contains("node_memory") ? report["node_memory"]["required_bytes"] : nlohmann::json(nullptr);
+  row["node_memory_required_bytes"] = report.contains("node_memory") ? report["node_memory"]["required_bytes"] : nlohmann::json(nullptr);
   row["total_cycles"] = get(t, "total_cycles");
   row["seconds"] = get(t, "seconds");
   row["analytic_cycles"] = t.contains("analytic") ? t["analytic"]["cycles"] : nlohmann::json(nullptr);

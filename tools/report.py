@@ -251,7 +251,7 @@ def table(rows):
     keys = ["point", "status", "N", "P", "nodes", "torus", "algorithm", "transform", "precision", "alpha", "direction",
             "fma_latency", "fma_per_cycle",
             "link_words_per_cycle", "link_latency", "roll_policy", "micro_schedule", "total_cycles", "analytic_cycles",
-            "seconds", "utilisation", "max_rel_error", "node_memory_bytes", "passed"]
+            "seconds", "utilisation", "max_rel_error", "node_memory_required_bytes", "passed"]
     keys = [k for k in keys if any(k in r for r in rows)]
 
     def cell(v):
@@ -348,7 +348,8 @@ def plot_scaling(rows, title):
         ax.set_xlabel("nodes")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
-    left.legend(fontsize=7)
+    if by_n:
+        left.legend(fontsize=7)
     fig.suptitle(title)
     return figure_png(fig)
 

@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sys/wait.h>
 
 #include "tests/cli_runner.hpp"
@@ -80,7 +82,32 @@ TEST_CASE("a sweep marks the points that do not fit", "[scenario][node_memory][s
   REQUIRE(table.size() == 2);
   CHECK(table[0]["status"] == "does not fit");
   CHECK(table[0]["total_cycles"].is_null());
-  CHECK(table[0]["node_memory_bytes"] == orbital_n4_p2_bytes);
+  CHECK(table[0]["node_memory_required_bytes"] == orbital_n4_p2_bytes);
+  CHECK(table[0]["node_memory_bytes"] == std::to_string(orbital_n4_p2_bytes - 1));  // the capacity swept
   CHECK(table[1]["status"] == "ok");
   CHECK(table[1]["total_cycles"].is_number());
+}
+
+TEST_CASE("report renders a strong-scaling study: seconds and speed-up, cells that do not fit marked",
+          "[scenario][node_memory][report]") {
+  TempDir dir;
+  const std::string scenario = dir.file("s.yaml");
+  // N = 12 on one node holds X, X', X'', Y (4 x 12^3 words) and three 12 x 12 coefficient
+  // blocks, 7344 words of 8 bytes, plus the DCT table of 48: 59,136 bytes, over the 50,000.
+  std::ofstream(scenario) << "algorithm: orbital_local_coefficients\nengine: event\nvalues: \"off\"\ntransform: dct\n"
+                             "direction: forward\nprocess_grid: balanced\nnode_memory_bytes: 50000\nsweep_blocks: any\n"
+                             "sweep:\n  N: [8, 12]\n  nodes: [1, 2, 4]\n";
+  const std::string out = dir.file("out");
+  const std::string sweep = torus_sim_executable() + " sweep " + scenario + " --out " + out + " > /dev/null 2>&1";
+  REQUIRE(std::system(sweep.c_str()) == 0);
+  const std::string report = torus_sim_executable() + " report " + out + " > /dev/null 2>&1";
+  REQUIRE(std::system(report.c_str()) == 0);
+  std::ifstream in(out + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(md, Catch::Contains("1 do not fit in the nodes' memory (not simulated)"));
+  CHECK_THAT(md, Catch::Contains("| N \\ nodes | 1 | 2 | 4 |"));
+  CHECK_THAT(md, Catch::Contains("| 12 | does not fit | "));
+  CHECK_THAT(md, Catch::Contains("| 8 | 1 | "));   // T1 / T1
+  CHECK_THAT(md, Catch::Contains("| 12 |  | 2* | "));  // from two nodes: 2 T2 / T2
+  CHECK(std::filesystem::is_regular_file(out + "/plots/scaling-0.png"));
 }
