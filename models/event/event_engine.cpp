@@ -23,7 +23,7 @@ bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle, std::size_t words) con
 }
 
 void BufferTimes::place(std::uint32_t g, Cycle cycle) {
-  schedule = FmaSchedules::none;
+  forget_schedule();
   std::fill(ready.begin(), ready.end(), cycle);
   std::fill(since.begin(), since.end(), cycle);
   std::fill(generation.begin(), generation.end(), g);
@@ -32,14 +32,15 @@ void BufferTimes::place(std::uint32_t g, Cycle cycle) {
 
 EventEngine::EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
                          const DatapathFactory& make_datapath)
-    : program_(program), params_(params), policy_(policy), schedules_(params.fma_latency, params.per_cycle) {
-  for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k, params.split));
-  for (const MicroProgram& m : micro_)
-    for (const auto* order : {&m.accumulator_final_order, &m.operand_first_use, &m.coefficient_first_use}) {
-      std::vector<std::uint32_t>& position = positions_[order];
-      position.assign(order->size(), 0);
-      for (std::uint32_t k = 0; k < order->size(); ++k) position[(*order)[k]] = k;
-    }
+    : program_(program),
+      params_(params),
+      policy_(policy),
+      micro_schedule_(micro),
+      micro_(program.kernels.size()),
+      schedules_(params.fma_latency, params.per_cycle),
+      blocks_(params.fma_latency, params.per_cycle) {
+  closed_forms_ = !params.per_word && (micro.name() == "interleaved" || micro.name() == "chained");
+  chained_ = micro.name() == "chained";
   receive_task_of_ = receive_tasks(program);
   messages_.resize(program.messages.size());
   for (std::size_t m = 0; m < messages_.size(); ++m) {

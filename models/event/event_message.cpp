@@ -156,7 +156,7 @@ bool EventEngine::store_next(std::uint32_t m) {
     at = std::max({at, arrival, s.receive_posted_at + 1});
     if (buffer) {
       if (s.taken == 0) buffer->tag = program_.messages[m].tag;
-      buffer->schedule = FmaSchedules::none;
+      buffer->forget_schedule();
       if (buffer->left[word] != never) at = std::max(at, buffer->left[word] + 1);
       node.datapath->write(s.into, word, s.payload[s.taken]);
       buffer->generation[word] = s.into_generation;

@@ -12,6 +12,7 @@
 
 #include "models/datapath.hpp"
 #include "models/engine_records.hpp"
+#include "models/event/block_schedule.hpp"
 #include "models/event/fma_schedule.hpp"
 #include "sim/dataflow.hpp"
 #include "sim/micro_schedule.hpp"
@@ -43,6 +44,7 @@ struct Params {
   bool whole_blocks = true;  // the roll policy starts a compute only on complete blocks
   bool split = false;        // complex data on a real unit: two dependency targets per word
   bool trace_tasks = false;  // keep a TaskSpan per task
+  bool per_word = false;     // test hook: no closed forms, every whole compute timed per instruction
 };
 
 // One buffer of a node: per word, when its value is usable, which generation it holds and since
@@ -60,6 +62,13 @@ struct BufferTimes {
   // (the targets are then usable as that schedule says); none otherwise.
   std::uint32_t schedule = ~std::uint32_t{0};
   Cycle schedule_start = 0;
+  // Or a whole compute timed by a closed form (BlockSchedules): its targets' pattern, from schedule_start.
+  bool closed_form = false;
+  ReadyPattern pattern;
+  void forget_schedule() {
+    schedule = ~std::uint32_t{0};
+    closed_form = false;
+  }
   // Each of the first `words` words (the block a compute reads leads its buffer) holds `g` and
   // is usable by `cycle`.
   bool usable_by(std::uint32_t g, Cycle cycle, std::size_t words) const;
