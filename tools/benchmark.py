@@ -48,6 +48,9 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SCALING = [(32, 8), (64, 16)]
+# Blue Gene/P-sized blocks (issue 9): 100x200x200 and 400^3 words per node.
+LARGE_BLOCKS = [(1600, "16x8x8", "orbital_local_coefficients"), (3200, "8x8x8", "orbital"), (256, "32", "orbital"),
+                (512, "64", "orbital")]
 
 
 def run(binary, arguments, timeout):
@@ -177,6 +180,18 @@ def event(args):
     for n, p in ((256, 32), (512, 64)):
         report, wall = event_point(args, "event", n, p, ["--values", "off"])
         line(n, p, "off", "event", "auto", report, wall)
+    print("\nlarge blocks, values off, one forward transform (closed forms of whole computes and messages):\n")
+    print("| N | P | algorithm | cycles | engine s | wall s | peak MiB |")
+    print("|---|---|---|---|---|---|---|")
+    for n, p, algorithm in LARGE_BLOCKS:
+        arguments = ["--N", str(n), "--P", p, "--algorithm", algorithm, "--transform", "dct", "--direction", "forward",
+                     "--engine", "event", "--values", "off"]
+        report, wall = run(args.binary, arguments, args.budget_seconds)
+        if report is None:
+            sys.exit(f"N={n} P={p} {algorithm} took longer than {args.budget_seconds:.0f} s")
+        t = report["timing"]
+        print(f"| {n} | {p} | {algorithm} | {t['total_cycles']} | {t['simulation_seconds']:.3f} | {wall:.2f} | "
+              f"{t['peak_memory_bytes'] / 2**20:.0f} |", flush=True)
     off = ["--values", "off"]
     nodes, seconds = [], []
     for p in (8, 16, 32, 64, 128):

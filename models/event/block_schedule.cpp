@@ -70,4 +70,25 @@ std::optional<BlockTiming> BlockSchedules::time(const BlockShape& shape, const R
   return b;
 }
 
+Cycle BlockSchedules::issue_of(const BlockShape& shape, const BlockTiming& timing, std::uint64_t i) const {
+  const std::uint64_t T = shape.targets, U = shape.updates, f = per_cycle_;
+  if (!shape.chained || U == 1) {  // round i / T, target i % T
+    if (T >= latency_ * f) return timing.first + i / f;
+    return timing.first + (i / T) * latency_ + (i % T) / f;
+  }
+  return timing.first + (i / U) * timing.ready.slope + (i % U) * latency_;  // target i / U, update i % U
+}
+
+FmaPlace BlockSchedules::place_of(const BlockShape& shape, std::uint64_t i) const {
+  if (!shape.split) {
+    const std::uint64_t G = shape.targets, R = shape.updates;
+    return shape.chained ? FmaPlace{i / R, i % R} : FmaPlace{i % G, i / G};
+  }
+  // Split: interleaved sub-rounds of 2G (two parts per word, reduction index per two
+  // sub-rounds); chained: per word, 4R (two parts per reduction index, twice).
+  const std::uint64_t G = shape.targets / 2, R = shape.updates / 2;
+  if (shape.chained) return {i / (4 * R), (i % (2 * R)) / 2};
+  return {(i % (2 * G)) / 2, i / (4 * G)};
+}
+
 }  // namespace torus::event

@@ -36,6 +36,12 @@ struct BlockShape {
   std::uint64_t targets = 1;  // T: G accumulator words, 2 G when split complex
   std::uint64_t updates = 1;  // U: the reduction length R, 2 R when split complex
   bool chained = false;       // micro_schedule chained, else interleaved
+  bool split = false;         // complex data on a real unit: four fma per multiply-add
+};
+
+// An instruction's accumulator word and reduction index, in the orders of sim/micro_schedules/.
+struct FmaPlace {
+  std::uint64_t word = 0, reduction = 0;
 };
 
 class BlockSchedules {
@@ -46,6 +52,9 @@ class BlockSchedules {
   // the start). Nothing when the closed form does not cover it (the per-instruction rule must
   // then be evaluated).
   std::optional<BlockTiming> time(const BlockShape& shape, const ReadyPattern* previous, Cycle shift) const;
+  // Instruction i's issue cycle after the start, in the compute `timing` gives.
+  Cycle issue_of(const BlockShape& shape, const BlockTiming& timing, std::uint64_t i) const;
+  FmaPlace place_of(const BlockShape& shape, std::uint64_t i) const;
   Cycle latency() const { return latency_; }
   unsigned per_cycle() const { return per_cycle_; }
 

@@ -38,29 +38,42 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   BufferTimes& acc = node.buffers[task.buffer];
   const KernelSpec& kernel = program_.kernels[task.kernel];
   const std::size_t acc_words = kernel.accumulator_words();
-  if (!node.buffers[task.operand].usable_by(flow.operand_generation, start, kernel.operand_words()) ||
-      !node.buffers[task.coefficient].usable_by(flow.coefficient_generation, start, kernel.coefficient_words()))
+  const BufferTimes& op = node.buffers[task.operand];
+  const BufferTimes& coef = node.buffers[task.coefficient];
+  if (!op.holds(flow.operand_generation, kernel.operand_words()) || !coef.holds(flow.coefficient_generation, kernel.coefficient_words()))
+    return false;
+  // Inputs still in the pipeline (the compute before wrote them) can be timed in closed form only.
+  const Cycle inputs = std::max(op.latest(kernel.operand_words()), coef.latest(kernel.coefficient_words()));
+  if (inputs > start && !closed_forms_) return false;
+  // Without whole blocks a wait for a word not yet stored counts as a wait for words, not as
+  // dependency: the closed form's stalls are all dependency only if every input was stored by the start.
+  if (inputs > start && !params_.whole_blocks &&
+      std::max(op.latest_since(kernel.operand_words()), coef.latest_since(kernel.coefficient_words())) > start)
     return false;
   const bool continues = acc.schedule != FmaSchedules::none || acc.closed_form;
   if (!continues) {
     if (!acc.usable_by(flow.generation, start, acc_words)) return false;
-    if (params_.split)
+    if (params_.split && !acc.compact)  // compact: both parts of a word are usable together
       for (std::size_t t = 0; t < 2 * acc_words; ++t)
         if (acc.component_ready[t] > start) return false;
+  } else if (acc.compact) {
+    if (acc.compact_generation != flow.generation) return false;
   } else {
     for (std::size_t word = 0; word < acc_words; ++word)
       if (acc.generation[word] != flow.generation) return false;
   }
   const std::uint64_t components = params_.split ? 2 : 1;
-  const BlockShape shape{acc_words * components, kernel.reduction() * components, chained_};
+  const BlockShape shape{acc_words * components, kernel.reduction() * components, chained_, params_.split};
   std::optional<BlockTiming> closed;
   if (closed_forms_ && acc.schedule == FmaSchedules::none)
     closed = blocks_.time(shape, acc.closed_form ? &acc.pattern : nullptr, acc.closed_form ? start - acc.schedule_start : 0);
+  if (inputs > start && (!closed || !inputs_in_time(kernel, op, coef, shape, *closed, start, inputs))) return false;
   WholeCompute whole;
   if (closed) {
     whole = {closed->first, closed->last, closed->busy, closed->in_last_cycle};
     acc.closed_form = true;
     acc.pattern = closed->ready;
+    ++closed_computes_;
   } else {
     const MicroProgram& micro = this->micro(task.kernel);
     std::uint32_t id = 0;
@@ -84,6 +97,25 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   return true;
 }
 
+// Whether no fma of the closed-form compute `timing`, started at `start`, issues before the
+// operand and coefficient words it reads are usable: only those issued before `inputs` (the
+// latest of them) need a look, a few latencies' worth at most when the compute before wrote them.
+bool EventEngine::inputs_in_time(const KernelSpec& kernel, const BufferTimes& op, const BufferTimes& coef,
+                                 const BlockShape& shape, const BlockTiming& timing, Cycle start, Cycle inputs) const {
+  constexpr std::uint64_t most = std::uint64_t{1} << 16;  // beyond: the per-instruction rule
+  const std::uint64_t count = shape.targets * shape.updates;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const Cycle at = start + blocks_.issue_of(shape, timing, i);
+    if (at >= inputs) return true;
+    if (i == most) return false;
+    const FmaPlace place = blocks_.place_of(shape, i);
+    if (op.ready_at(operand_word(kernel, place.word, place.reduction)) > at ||
+        coef.ready_at(coefficient_word(kernel, place.word, place.reduction)) > at)
+      return false;
+  }
+  return true;
+}
+
 // Hands a whole compute's times to the node: its counts, its fma unit, its accumulator's words.
 void EventEngine::time_whole(std::size_t n, const Task& task, Cycle start, const WholeCompute& whole) {
   NodeState& node = nodes_[n];
@@ -100,14 +132,23 @@ void EventEngine::time_whole(std::size_t n, const Task& task, Cycle start, const
     return start + (acc.closed_form ? acc.pattern.at(t, params_.per_cycle) : schedules_[acc.schedule].target_ready[t]);
   };
   const std::size_t words = program_.kernels[task.kernel].accumulator_words();
-  if (params_.split) {
+  if (acc.compact && acc.closed_form && words == acc.size) {  // the whole buffer follows the compute's form
+    acc.ready_form.kind = TimeForm::Kind::Compute;
+    acc.ready_form.start = start;
+    acc.ready_form.pattern = acc.pattern;
+    acc.ready_form.split = params_.split;
+    acc.ready_form.per_cycle = params_.per_cycle;
+    acc.compact_writes_left = 0;
+  } else if (params_.split) {
+    acc.expand();
     for (std::size_t t = 0; t < 2 * words; ++t) acc.component_ready[t] = target(t);
     for (std::size_t word = 0; word < words; ++word)
       acc.ready[word] = std::max(acc.component_ready[2 * word], acc.component_ready[2 * word + 1]);
   } else {
+    acc.expand();
     for (std::size_t t = 0; t < words; ++t) acc.ready[t] = target(t);
   }
-  std::fill(acc.writes_left.begin(), acc.writes_left.end(), std::uint16_t{0});
+  acc.set_writes_left(0);
   // The first fma may wait for its target: the compute before it on this accumulator may still
   // be finishing it.
   const Cycle first = start + whole.first;

@@ -55,6 +55,12 @@ bool EventEngine::owes(const BufferTimes& buffer, std::uint32_t word, std::uint3
   return false;
 }
 
+// Whether a send posted from `buffer` of a generation below `below_generation` has yet to take any word.
+bool EventEngine::owes_any(const BufferTimes& buffer, std::uint32_t below_generation) const {
+  return std::any_of(buffer.active_sends.begin(), buffer.active_sends.end(),
+                     [&](std::uint32_t m) { return messages_[m].generation < below_generation; });
+}
+
 // A load replaces the buffer once every word an earlier send owes has left (from the next cycle).
 bool EventEngine::pass_load(std::size_t n, const Task& task) {
   NodeState& node = nodes_[n];
@@ -93,7 +99,7 @@ bool EventEngine::enter_compute(std::size_t n, const Task& task) {
       fail(n, "task " + std::to_string(w.next) + " needs " + program_.describe(*inputs[role].second) + " but holds " +
                   program_.describe(node.buffers[inputs[role].first].tag));
   const KernelSpec& kernel = program_.kernels[task.kernel];
-  std::fill(acc.writes_left.begin(), acc.writes_left.end(), static_cast<std::uint16_t>(kernel.reduction() * (params_.split ? 4 : 1)));
+  acc.set_writes_left(static_cast<std::uint16_t>(kernel.reduction() * (params_.split ? 4 : 1)));
   w.compute = node.info[w.next];
   w.entered = true;
   w.fma = 0;
@@ -127,12 +133,13 @@ bool EventEngine::open_gate(std::size_t n) {
 bool EventEngine::issue(std::size_t n, const Task& task) {
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
+  if (w.fma == 0 && issue_whole(n, task)) return true;
+  for (const std::uint32_t b : {task.buffer, task.operand, task.coefficient}) node.buffers[b].expand();
   const TaskDataflow& flow = node.flow[w.next];
   BufferTimes& acc = node.buffers[task.buffer];
   const BufferTimes& op = node.buffers[task.operand];
   const BufferTimes& coef = node.buffers[task.coefficient];
   StepRecord& step = node.steps[task.label.global_step];
-  if (w.fma == 0 && issue_whole(n, task)) return true;
   const MicroProgram& micro = this->micro(task.kernel);
   acc.forget_schedule();
   const std::size_t first = w.fma, count = micro.instructions.size();
@@ -178,6 +185,7 @@ void EventEngine::finish_compute(std::size_t n, const Task& task) {
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   node.compute_done[w.compute] = w.last_result;
+  ++computes_;
   StepRecord& step = node.steps[task.label.global_step];
   step.done = step.done == never ? w.last_result : std::max(step.done, w.last_result);
   ++node.record.computes_done[task.label.transform];
@@ -219,10 +227,6 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   s.generation = node.info[task_index];
   s.step = t.label.global_step;
   s.send_task = task_index;
-  s.release_at.assign(s.words, never);
-  s.leave.assign(s.words, never);
-  s.arrival.assign(s.words, never);
-  s.payload.assign(s.words, {});
   const auto d = static_cast<std::size_t>(m.route.front());
   LinkState& link = links_[n * direction_count + d];
   if (link.arbiter == no_arbiter) {  // nothing else asks for the link: it serves the node's messages as posted

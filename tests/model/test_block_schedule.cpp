@@ -2,7 +2,8 @@
 // evaluated per instruction (FmaSchedules): on random kernels, latencies, fma per cycle,
 // micro-schedules and split complex, for a compute with every target usable at its start and
 // for chains of computes on one accumulator started soon after each other, the first and last
-// issue, busy cycles, the fma in the last issue cycle and every target's readiness must agree.
+// issue, busy cycles, the fma in the last issue cycle, every target's readiness, every
+// instruction's issue cycle and the words it reads must agree.
 
 #include <catch2/catch.hpp>
 
@@ -40,7 +41,8 @@ void check_chain(std::mt19937& rng, const MicroSchedule& micro, bool split, Cycl
     const MicroProgram program = micro.build(kernel, split);
     const auto id = per_instruction.find(static_cast<std::uint32_t>(c), program, previous, shift);
     const FmaSchedule& s = per_instruction[id];
-    const BlockShape shape{kernel.accumulator_words() * components, kernel.reduction() * components, micro.name() == "chained"};
+    const BlockShape shape{kernel.accumulator_words() * components, kernel.reduction() * components, micro.name() == "chained",
+                           split};
     const std::optional<BlockTiming> b = closed.time(shape, previous == FmaSchedules::none ? nullptr : &pattern, shift);
     INFO("kernel " << kernel.accumulator[0] << "x" << kernel.accumulator[1] << "x" << kernel.accumulator[2] << " mode "
                    << kernel.mode << " R " << kernel.reduction() << ", L " << latency << ", f " << per_cycle << ", "
@@ -59,6 +61,15 @@ void check_chain(std::mt19937& rng, const MicroSchedule& micro, bool split, Cycl
     for (std::uint64_t t = 0; t < shape.targets; ++t) {
       INFO("target " << t);
       REQUIRE(b->ready.at(t, per_cycle) == s.target_ready[t]);
+    }
+    for (std::uint64_t i = 0; i < s.issue.size(); ++i) {  // every issue, and which words each fma reads
+      INFO("instruction " << i);
+      REQUIRE(closed.issue_of(shape, *b, i) == s.issue[i]);
+      const FmaPlace place = closed.place_of(shape, i);
+      const FmaInstruction& instruction = program.instructions[i];
+      REQUIRE(place.word == instruction.accumulator);
+      REQUIRE(operand_word(kernel, place.word, place.reduction) == instruction.operand);
+      REQUIRE(coefficient_word(kernel, place.word, place.reduction) == instruction.coefficient);
     }
     previous = id;
     pattern = b->ready;

@@ -80,6 +80,34 @@ TEST_CASE("closed forms: the event engine's report equals timing every compute p
   compare(9, 40, 8);
 }
 
+TEST_CASE("closed forms cover every compute and message of an eligible run, at any block size",
+          "[scenario][event][closed_form]") {
+  for (const std::string run : {"--N 16 --P 2x2x4 --algorithm orbital_local_coefficients", "--N 12 --P 3 --transform dft",
+                                "--N 1600 --P 16x8x8 --algorithm orbital_local_coefficients --direction forward"}) {
+    INFO(run);
+    const CliRun done = run_cli("run --engine event --values off " + run);
+    INFO(done.output);
+    REQUIRE(done.exit_code == 0);
+    CHECK(done.report["timing"]["fast_forward_note"].get<std::string>().find("closed forms: every compute and message") !=
+          std::string::npos);
+  }
+  // Blocks of two sizes share buffers: per-word rules, and the note says how much was closed.
+  const CliRun uneven = run_cli("run --engine event --values off --N 13 --P 2x2x4 --algorithm orbital_local_coefficients");
+  REQUIRE(uneven.exit_code == 0);
+  CHECK_THAT(uneven.report["timing"]["fast_forward_note"].get<std::string>(), Catch::Contains("stored whole"));
+}
+
+TEST_CASE("closed forms: a run that would keep per-word state at a huge size is refused, naming why",
+          "[scenario][event][closed_form][errors]") {
+  const CliRun refused = run_cli("run --engine event --values off --N 1000 --P 16x8x8 --algorithm orbital_local_coefficients");
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.output, Catch::Contains("memory:") && Catch::Contains("blocks of two sizes (N not a multiple of P)"));
+  const CliRun chained = run_cli(
+      "run --engine event --values off --N 1600 --P 16x8x8 --algorithm orbital_local_coefficients --micro_schedule chained");
+  CHECK(chained.exit_code == 2);
+  CHECK_THAT(chained.output, Catch::Contains("micro_schedule chained"));
+}
+
 TEST_CASE("closed forms: 400 more random runs against per-instruction timing and SystemC", "[.][long][closed_form]") {
   compare(90, 400, 60);
 }
