@@ -96,11 +96,17 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const double largest_block = std::ceil(n1 / static_cast<double>(parts[0])) * std::ceil(n2 / static_cast<double>(parts[1])) *
                                std::ceil(n3 / static_cast<double>(parts[2]));
   // Engine event with values off and closed forms for every compute and message: a few times
-  // per buffer and message, no block of values, no micro-program (measured: a few MiB at any b).
-  if (machine.engine == "event" && !run.computes_values()) e.per_word_because = per_word_reason(run, machine, largest_block);
-  const bool closed = machine.engine == "event" && !run.computes_values() && e.per_word_because.empty();
+  // per buffer and message, no block of values, no micro-program: per node and step about 1 KB
+  // (fitted to measured peaks with every node timed at P = 8 to 16; one node: a few MiB at any b).
+  const std::string reason = machine.engine == "event" ? per_word_reason(run, machine, largest_block) : "";
+  if (machine.engine == "event" && !run.computes_values()) e.per_word_because = reason;
+  // The timed nodes hold values (every node timed, values on): their messages go word by word
+  // and the micro-program's instructions are run; one node timed computes no values itself.
+  const bool timed_values = run.computes_values() && !one_node;
+  const bool eligible = machine.engine == "event" && reason.empty();
+  const bool closed = eligible && !run.computes_values();
   if (closed) {
-    e.nodes_bytes = nodes * (16384.0 + steps * 800);
+    e.nodes_bytes = nodes * (16384.0 + steps * 1000);
   } else if (machine.engine == "event" && !one_node) {
     // Every node timed: per word of its buffers the times it keeps, per link the recent word
     // times (up to about 2 (B + b^3) of them), and per node and step the state of the
@@ -128,7 +134,10 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   std::array<double, 3> sizes{};  // distinct block sizes along each axis
   for (std::size_t a = 0; a < 3; ++a) sizes[a] = extents[a] % static_cast<std::size_t>(parts[a]) == 0 ? 1 : 2;
   const double kernels = sizes[0] * sizes[1] * sizes[2] * (sizes[0] + sizes[1] + sizes[2]);
-  if (machine.engine != "functional" && !closed) e.schedule_bytes += kernels / 3 * fma_per_kernel * (3 * 16 + schedules * 8);
+  // With closed forms for every compute, engine event keeps no fma schedule, and lists the
+  // instructions only for timed nodes that hold values.
+  const double per_fma = eligible ? (timed_values ? 3 * 16 : 0) : 3 * 16 + schedules * 8;
+  if (machine.engine != "functional") e.schedule_bytes += kernels / 3 * fma_per_kernel * per_fma;
   // Values off: no tensors, only the coefficient matrices (and their inverses' work).
   e.tensors_bytes = run.computes_values() ? 12 * elements * value_bytes + input_read_bytes(run) : 12 * n * n * value_bytes;
   return e;

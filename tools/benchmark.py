@@ -16,7 +16,9 @@ machine and its load; run it on an idle machine and say which):
   event    the event engine: beside the SystemC engine at 512 and 4,096 nodes (values on, the
            same cycles required), with values off timing every node or one node for the torus
            (symmetry: auto) up to 262,144 nodes, and the exponents of its time fitted against
-           nodes (b = 4) and against N (P = 16), values off, symmetry auto.
+           nodes (b = 4) and against N (P = 16), values off, symmetry auto; then Blue Gene/P-sized
+           blocks (100x200x200 and 400^3 words per node, one forward transform, values off),
+           which the closed forms of whole computes and messages time at any block size.
 
   bare     values on: `torus-sim run --engine event` (one node timed, values computed beside it
            on every core) against the bare baseline tools/bare_transform (the same transforms as

@@ -127,8 +127,14 @@ void EventEngine::release_history(MessageState& s, const LinkState& link) const 
 // ran out of credit after any of its words' send phases is known exactly; the first such
 // cycle is kept.
 void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
-  if (link.starved_from != never || s.whole) return;  // a whole message was sent only where it could not run out
+  if (link.starved_from != never) return;
   const Cycle d = params_.link_latency;
+  if (s.whole) {  // sent only with every credit back by its first word: only its last send phase may find none
+    const std::uint64_t index = s.link_base + s.words - 1;
+    if (index + 1 >= params_.buffer_words && link.pops[index + 1 - params_.buffer_words] + d > s.last_leave)
+      link.starved_from = s.last_leave;
+    return;
+  }
   for (std::uint32_t k = 0; k < s.words; ++k) {
     const std::uint64_t index = s.link_base + k;
     if (index + 1 < params_.buffer_words) continue;

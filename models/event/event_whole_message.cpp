@@ -54,12 +54,11 @@ bool EventEngine::leave_whole(std::uint32_t m) {
   Cycle first = 0;
   if (!link.slot(s.link_base, std::max({started, s.posted_at, s.granted_at == never ? 0 : s.granted_at}), params_, first))
     return false;
-  // Every credit its words need, and the one after its last word's send phase (else the link
-  // would hold none then, which the node-cycle classes must see word by word), came back by
-  // its first word's cycle.
+  // Every credit its words need came back by its first word's cycle (the one after its last
+  // word's send phase, whether the link holds none then, is known once it is stored: note_credits).
   const Cycle d = params_.link_latency;
-  if (s.link_base + W >= B) {
-    const std::uint64_t j = s.link_base + W - B;
+  if (s.link_base + W > B) {
+    const std::uint64_t j = s.link_base + W - 1 - B;
     if (link.pops.count() <= j || link.pops[j] + d > first) return false;
   }
   const std::uint64_t num = params_.rate.num, den = params_.rate.den;
@@ -138,6 +137,7 @@ bool EventEngine::store_whole(std::uint32_t m) {
   s.last_store = last;
   node.last_pop = std::max(node.last_pop, last);
   forget_active(destination, m);
+  note_credits(s, link);
   release_history(s, link);
   trim_history(s, link);
   ++stored_whole_;
