@@ -23,11 +23,7 @@ void all_agree(const Program& p, const Machine& machine) {
 }  // namespace
 
 TEST_CASE("whole messages: back to back on a link, at any rate, as the SystemC engine times them", "[model][event][closed_form]") {
-  Program p = empty_program(TorusShape{2, 1, 1}, 2, 2);
-  load(p, 0, 0, tag(0, 0));
-  load(p, 0, 1, tag(1, 0));
-  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
-  message(p, 0, 1, {Direction::PlusQ}, 1, tag(1, 0));
+  const Program p = two_messages_one_link();
   for (const Rational rate : {Rational{1, 1}, Rational{3, 2}, Rational{2, 1}, Rational{2, 3}, Rational{5, 3}})
     for (const Cycle latency : {Cycle{1}, Cycle{3}}) {
       INFO("rate " << rate.num << "/" << rate.den << ", latency " << latency);
