@@ -70,6 +70,7 @@ class NullDatapath final : public NodeDatapath {
   void write(std::uint32_t, std::uint32_t, std::complex<double>) override {}
   std::size_t allocated_words() const override { return words_; }
   std::size_t word_bytes() const override { return word_bytes_; }
+  bool holds_values() const override { return false; }
 
  private:
   std::size_t words_, word_bytes_;

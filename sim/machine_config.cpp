@@ -116,6 +116,9 @@ void MachineConfig::declare(ParameterSet& set) {
            "test hook: these nodes step every cycle even with fast_forward on (every:K:R is every node whose index "
            "is R mod K); the results must not change",
            [](std::string_view text) { parse_stepping(text); });
+  set.choice("event_closed_forms", event_closed_forms, {"on", "off"},
+             "test hook: off makes engine event time every whole compute per instruction instead of by its closed "
+             "form (docs/timing-model.md); the report must not change");
   set.choice("engine", engine, {"systemc", "event", "functional"},
              "systemc: cycle-accurate SystemC torus, the reference; event: the same cycle counts from block-level "
              "events, much faster (no faults or waveforms); functional: untimed executor (values "

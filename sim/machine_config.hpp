@@ -29,6 +29,7 @@ struct MachineConfig {
   std::int64_t threads = 0;
   std::string fast_forward = "on";
   std::string fast_forward_stepping = "none";
+  std::string event_closed_forms = "on";
 
   void declare(ParameterSet& set);
 

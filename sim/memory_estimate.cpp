@@ -41,6 +41,23 @@ double input_read_bytes(const RunConfig& run) {
   return (error ? 0.0 : static_cast<double>(file)) + 16.0 * static_cast<double>(n[0] * n[1] * n[2]);
 }
 
+// Why engine event would keep times per word or per fma with values off (empty: closed forms
+// cover every compute and message, docs/timing-model.md): what forces the per-word rules.
+std::string per_word_reason(const RunConfig& run, const MachineConfig& machine, double largest_block) {
+  const Extents3 extents = run.tensor_extents();
+  const std::array<std::int64_t, 3> parts = run.torus_extents();
+  for (std::size_t a = 0; a < 3; ++a)
+    if (extents[a] % static_cast<std::size_t>(parts[a]) != 0) return "blocks of two sizes (N not a multiple of P)";
+  if (machine.roll_policy != "after_compute") return "roll_policy " + machine.roll_policy;
+  if (machine.micro_schedule != "interleaved") return "micro_schedule " + machine.micro_schedule;
+  if (machine.fma_per_cycle > 1) return "fma_per_cycle " + std::to_string(machine.fma_per_cycle) + " (computes may share a cycle)";
+  if (run.boundary.find("mesh") != std::string::npos) return "boundary mesh (messages through routers)";
+  if (machine.link_buffer_words != "auto" && static_cast<double>(machine.link_buffer(0)) <= largest_block)
+    return "link_buffer_words " + machine.link_buffer_words + " (not above the block's words)";
+  if (machine.event_closed_forms == "off") return "event_closed_forms off";
+  return "";
+}
+
 }  // namespace
 
 std::string MemoryEstimate::describe() const {
@@ -76,7 +93,21 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
     e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }
   const bool one_node = times_translation_quotient(run, machine);
-  if (machine.engine == "event" && !one_node) {
+  const double largest_block = std::ceil(n1 / static_cast<double>(parts[0])) * std::ceil(n2 / static_cast<double>(parts[1])) *
+                               std::ceil(n3 / static_cast<double>(parts[2]));
+  // Engine event with values off and closed forms for every compute and message: a few times
+  // per buffer and message, no block of values, no micro-program: per node and step about 1 KB
+  // (fitted to measured peaks with every node timed at P = 8 to 16; one node: a few MiB at any b).
+  const std::string reason = machine.engine == "event" ? per_word_reason(run, machine, largest_block) : "";
+  if (machine.engine == "event" && !run.computes_values()) e.per_word_because = reason;
+  // The timed nodes hold values (every node timed, values on): their messages go word by word
+  // and the micro-program's instructions are run; one node timed computes no values itself.
+  const bool timed_values = run.computes_values() && !one_node;
+  const bool eligible = machine.engine == "event" && reason.empty();
+  const bool closed = eligible && !run.computes_values();
+  if (closed) {
+    e.nodes_bytes = nodes * (16384.0 + steps * 1000);
+  } else if (machine.engine == "event" && !one_node) {
     // Every node timed: per word of its buffers the times it keeps, per link the recent word
     // times (up to about 2 (B + b^3) of them), and per node and step the state of the
     // messages it sends. Fitted to measured peaks at b = 4, P = 8 and 16.
@@ -103,9 +134,15 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   std::array<double, 3> sizes{};  // distinct block sizes along each axis
   for (std::size_t a = 0; a < 3; ++a) sizes[a] = extents[a] % static_cast<std::size_t>(parts[a]) == 0 ? 1 : 2;
   const double kernels = sizes[0] * sizes[1] * sizes[2] * (sizes[0] + sizes[1] + sizes[2]);
-  if (machine.engine != "functional") e.schedule_bytes += kernels / 3 * fma_per_kernel * (3 * 16 + schedules * 8);
+  // With closed forms for every compute, engine event keeps no fma schedule, and lists the
+  // instructions only for timed nodes that hold values.
+  const double per_fma = eligible ? (timed_values ? 3 * 16 : 0) : 3 * 16 + schedules * 8;
+  if (machine.engine != "functional") e.schedule_bytes += kernels / 3 * fma_per_kernel * per_fma;
   // Values off: no tensors, only the coefficient matrices (and their inverses' work).
   e.tensors_bytes = run.computes_values() ? 12 * elements * value_bytes + input_read_bytes(run) : 12 * n * n * value_bytes;
+  // Engine event with values off holds no coefficient matrix, only the nodes' coefficient tables
+  // of a few N values (measured: 12 MiB in all at N = 1600 and 3200).
+  if (machine.engine == "event" && !run.computes_values()) e.tensors_bytes = 8 * n * value_bytes;
   return e;
 }
 
@@ -119,7 +156,15 @@ void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::
 }
 
 void check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
-  check_memory(estimate_memory(run, machine, complex_data), run.max_memory, "a smaller N or P");
+  const MemoryEstimate estimate = estimate_memory(run, machine, complex_data);
+  const std::string smaller = estimate.per_word_because.empty()
+                                  ? "a smaller N or P"
+                                  : "a smaller N or P; engine event keeps times per word and per fma here because of " +
+                                        estimate.per_word_because +
+                                        " (closed forms need: values off, N a multiple of P, roll_policy after_compute, "
+                                        "micro_schedule interleaved, fma_per_cycle 1, boundary torus, link_buffer_words auto or above a "
+                                        "block)";
+  check_memory(estimate, run.max_memory, smaller);
 }
 
 MemoryEstimate estimate_schedule_command(std::string_view command, std::string_view format, std::int64_t p,

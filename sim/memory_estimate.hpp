@@ -17,6 +17,9 @@ struct MemoryEstimate {
   double schedule_bytes = 0;  // the schedules as data and their verification
   double tensors_bytes = 0;   // input (as read and as held), results, golden reference and bounds
   std::string what = "run";   // "run", or the schedule command ("torus-sim verify")
+  // Engine event, values off: why it keeps state per word or per fma (empty: it keeps none,
+  // docs/timing-model.md "Closed forms"), named when the run is refused.
+  std::string per_word_because;
   double total() const { return 17.0 * 1024 * 1024 + nodes_bytes + schedule_bytes + tensors_bytes; }
   std::string describe() const;
 };

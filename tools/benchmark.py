@@ -16,7 +16,9 @@ machine and its load; run it on an idle machine and say which):
   event    the event engine: beside the SystemC engine at 512 and 4,096 nodes (values on, the
            same cycles required), with values off timing every node or one node for the torus
            (symmetry: auto) up to 262,144 nodes, and the exponents of its time fitted against
-           nodes (b = 4) and against N (P = 16), values off, symmetry auto.
+           nodes (b = 4) and against N (P = 16), values off, symmetry auto; then Blue Gene/P-sized
+           blocks (100x200x200 and 400^3 words per node, one forward transform, values off),
+           which the closed forms of whole computes and messages time at any block size.
 
   bare     values on: `torus-sim run --engine event` (one node timed, values computed beside it
            on every core) against the bare baseline tools/bare_transform (the same transforms as
@@ -48,6 +50,9 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SCALING = [(32, 8), (64, 16)]
+# Blue Gene/P-sized blocks (issue 9): 100x200x200 and 400^3 words per node.
+LARGE_BLOCKS = [(1600, "16x8x8", "orbital_local_coefficients"), (3200, "8x8x8", "orbital"), (256, "32", "orbital"),
+                (512, "64", "orbital")]
 
 
 def run(binary, arguments, timeout):
@@ -177,6 +182,18 @@ def event(args):
     for n, p in ((256, 32), (512, 64)):
         report, wall = event_point(args, "event", n, p, ["--values", "off"])
         line(n, p, "off", "event", "auto", report, wall)
+    print("\nlarge blocks, values off, one forward transform (closed forms of whole computes and messages):\n")
+    print("| N | P | algorithm | cycles | engine s | wall s | peak MiB |")
+    print("|---|---|---|---|---|---|---|")
+    for n, p, algorithm in LARGE_BLOCKS:
+        arguments = ["--N", str(n), "--P", p, "--algorithm", algorithm, "--transform", "dct", "--direction", "forward",
+                     "--engine", "event", "--values", "off"]
+        report, wall = run(args.binary, arguments, args.budget_seconds)
+        if report is None:
+            sys.exit(f"N={n} P={p} {algorithm} took longer than {args.budget_seconds:.0f} s")
+        t = report["timing"]
+        print(f"| {n} | {p} | {algorithm} | {t['total_cycles']} | {t['simulation_seconds']:.3f} | {wall:.2f} | "
+              f"{t['peak_memory_bytes'] / 2**20:.0f} |", flush=True)
     off = ["--values", "off"]
     nodes, seconds = [], []
     for p in (8, 16, 32, 64, 128):

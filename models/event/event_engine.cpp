@@ -7,7 +7,13 @@
 
 namespace torus::event {
 
-void BufferTimes::allocate(std::size_t words, bool split) {
+void BufferTimes::allocate(std::size_t words, bool split_complex, bool compact_forms) {
+  size = words;
+  split = split_complex;
+  compact = compact_forms;
+  ready_form = since_form = TimeForm::uniform(0);
+  left_form = TimeForm{};
+  if (compact) return;
   ready.assign(words, 0);
   since.assign(words, 0);
   left.assign(words, never);
@@ -16,14 +22,54 @@ void BufferTimes::allocate(std::size_t words, bool split) {
   if (split) component_ready.assign(2 * words, 0);
 }
 
+void BufferTimes::expand() {
+  if (!compact) return;
+  compact = false;
+  ready.resize(size);
+  since.resize(size);
+  left.resize(size);
+  for (std::size_t w = 0; w < size; ++w) {
+    ready[w] = ready_form.at(w);
+    since[w] = since_form.at(w);
+    left[w] = left_form.at(w);
+  }
+  generation.assign(size, compact_generation);
+  writes_left.assign(size, compact_writes_left);
+  if (!split) return;
+  component_ready.resize(2 * size);
+  for (std::size_t t = 0; t < 2 * size; ++t) component_ready[t] = ready_form.target(t);
+}
+
+bool BufferTimes::holds(std::uint32_t g, std::size_t words) const {
+  if (compact) return words == 0 || compact_generation == g;
+  return std::all_of(generation.begin(), generation.begin() + static_cast<std::ptrdiff_t>(words),
+                     [g](std::uint32_t h) { return h == g; });
+}
+
+Cycle BufferTimes::latest(std::size_t words) const {
+  if (compact) return ready_form.latest(words);
+  return words == 0 ? 0 : *std::max_element(ready.begin(), ready.begin() + static_cast<std::ptrdiff_t>(words));
+}
+
+Cycle BufferTimes::latest_since(std::size_t words) const {
+  if (compact) return since_form.latest(words);
+  return words == 0 ? 0 : *std::max_element(since.begin(), since.begin() + static_cast<std::ptrdiff_t>(words));
+}
+
 bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle, std::size_t words) const {
+  if (compact) return words == 0 || (compact_generation == g && ready_form.latest(words) <= cycle);
   for (std::size_t w = 0; w < words; ++w)
     if (generation[w] != g || ready[w] > cycle) return false;
   return true;
 }
 
 void BufferTimes::place(std::uint32_t g, Cycle cycle) {
-  schedule = FmaSchedules::none;
+  forget_schedule();
+  if (compact) {
+    compact_generation = g;
+    ready_form = since_form = TimeForm::uniform(cycle);
+    return;
+  }
   std::fill(ready.begin(), ready.end(), cycle);
   std::fill(since.begin(), since.end(), cycle);
   std::fill(generation.begin(), generation.end(), g);
@@ -32,14 +78,15 @@ void BufferTimes::place(std::uint32_t g, Cycle cycle) {
 
 EventEngine::EventEngine(const Program& program, const Params& params, const MicroSchedule& micro, const RollPolicy& policy,
                          const DatapathFactory& make_datapath)
-    : program_(program), params_(params), policy_(policy), schedules_(params.fma_latency, params.per_cycle) {
-  for (const KernelSpec& k : program.kernels) micro_.push_back(micro.build(k, params.split));
-  for (const MicroProgram& m : micro_)
-    for (const auto* order : {&m.accumulator_final_order, &m.operand_first_use, &m.coefficient_first_use}) {
-      std::vector<std::uint32_t>& position = positions_[order];
-      position.assign(order->size(), 0);
-      for (std::uint32_t k = 0; k < order->size(); ++k) position[(*order)[k]] = k;
-    }
+    : program_(program),
+      params_(params),
+      policy_(policy),
+      micro_schedule_(micro),
+      micro_(program.kernels.size()),
+      schedules_(params.fma_latency, params.per_cycle),
+      blocks_(params.fma_latency, params.per_cycle) {
+  closed_forms_ = !params.per_word && (micro.name() == "interleaved" || micro.name() == "chained");
+  chained_ = micro.name() == "chained";
   receive_task_of_ = receive_tasks(program);
   messages_.resize(program.messages.size());
   for (std::size_t m = 0; m < messages_.size(); ++m) {
@@ -69,7 +116,7 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
     node.compute_done.assign(node.compute_task.size(), never);
     node.steps.assign(steps, StepRecord{});
     node.buffers.resize(np.buffers.size());
-    for (std::size_t b = 0; b < np.buffers.size(); ++b) node.buffers[b].allocate(np.buffers[b].words, params.split);
+    for (std::size_t b = 0; b < np.buffers.size(); ++b) node.buffers[b].allocate(np.buffers[b].words, params.split, !params.per_word);
     node.datapath = make_datapath(n);
     node.record.computes_done.assign(program.transforms.size(), 0);
     if (params.trace_tasks) node.trace.assign(np.tasks.size(), TaskSpan{});

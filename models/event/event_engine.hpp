@@ -47,9 +47,20 @@ class EventEngine {
   bool open_gate(std::size_t n);
   bool issue(std::size_t n, const Task& task);
   bool issue_whole(std::size_t n, const Task& task);
+  // A whole compute's issue span, cycles after its start (event_compute.cpp).
+  struct WholeCompute {
+    Cycle first = 0, last = 0, busy = 0;
+    unsigned in_last_cycle = 0;
+  };
+  bool inputs_in_time(const KernelSpec& kernel, const BufferTimes& op, const BufferTimes& coef, const BlockShape& shape,
+                      const BlockTiming& timing, Cycle start, Cycle inputs) const;
+  void time_whole(std::size_t n, const Task& task, Cycle start, const WholeCompute& whole);
+  const MicroProgram& micro(std::uint32_t kernel);  // built on first use
+  const std::vector<std::uint32_t>& position_of(const std::vector<std::uint32_t>* order);
   void finish_compute(std::size_t n, const Task& task);
   void post_send(std::size_t n, std::uint32_t task, Cycle at);
   bool owes(const BufferTimes& buffer, std::uint32_t word, std::uint32_t below_generation) const;
+  bool owes_any(const BufferTimes& buffer, std::uint32_t below_generation) const;
   void classify_wait(NodeState& node, Cycle from, Cycle to);
   void classify_dependency(NodeState& node, Cycle from, Cycle to);
   void classify_busy(NodeState& node, Cycle cycle);
@@ -57,6 +68,11 @@ class EventEngine {
   bool advance_message(std::uint32_t m);
   bool leave_next(std::uint32_t m);
   bool store_next(std::uint32_t m);
+  void note_left(std::uint32_t m, std::uint32_t moved, Cycle last);
+  // Whole messages in closed form (event_whole_message.cpp); false where the per-word rules must run.
+  bool leave_whole(std::uint32_t m);
+  bool store_whole(std::uint32_t m);
+  bool release_whole(const MessageState& s, std::size_t source, Cycle& release) const;
   void note_credits(const MessageState& s, LinkState& link) const;
   void release_history(MessageState& s, const LinkState& link) const;
   void trim_history(const MessageState& s, LinkState& link) const;
@@ -112,10 +128,18 @@ class EventEngine {
   const Program& program_;
   Params params_;
   const RollPolicy& policy_;
-  std::vector<MicroProgram> micro_;  // per kernel
+  const MicroSchedule& micro_schedule_;
+  // Per kernel, its micro-program once something needs its instructions or word orders: a
+  // compute timed by a closed form with values off needs neither.
+  std::vector<std::unique_ptr<MicroProgram>> micro_;
   // Per word order of a micro-program (micro_): each word's place in it.
   std::map<const std::vector<std::uint32_t>*, std::vector<std::uint32_t>> positions_;
   FmaSchedules schedules_;
+  BlockSchedules blocks_;
+  bool closed_forms_ = false;  // the micro-schedule has closed forms and the test hook per_word is off
+  // How much the closed forms covered, for the report: computes, and messages sent and stored whole.
+  std::uint64_t computes_ = 0, closed_computes_ = 0, sent_whole_ = 0, stored_whole_ = 0;
+  bool chained_ = false;
   std::vector<std::uint32_t> receive_task_of_;
   std::vector<NodeState> nodes_;
   std::vector<MessageState> messages_;

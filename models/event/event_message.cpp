@@ -29,16 +29,16 @@ bool EventEngine::advance_message(std::uint32_t m) {
 bool EventEngine::release_of(const MessageState& s, std::size_t source, std::uint32_t word, Cycle& release) const {
   const NodeState& node = nodes_[source];
   const BufferTimes& buffer = node.buffers[s.buffer];
-  if (buffer.generation[word] != s.generation) return false;  // still arriving
+  if (buffer.generation_at(word) != s.generation) return false;  // still arriving
   switch (s.release) {
     case SendRelease::ComputeDone:
       if (s.compute != no_task && node.compute_done[s.compute] == never) return false;
-      release = s.compute == no_task ? buffer.ready[word] : std::max(buffer.ready[word], node.compute_done[s.compute]);
+      release = s.compute == no_task ? buffer.ready_at(word) : std::max(buffer.ready_at(word), node.compute_done[s.compute]);
       return true;
-    case SendRelease::WordPresent: release = buffer.ready[word]; return true;
+    case SendRelease::WordPresent: release = buffer.ready_at(word); return true;
     case SendRelease::WordFinal:
-      if (buffer.writes_left[word] != 0) return false;
-      release = buffer.ready[word];
+      if (buffer.writes_left_at(word) != 0) return false;
+      release = buffer.ready_at(word);
       return true;
   }
   return false;
@@ -54,6 +54,7 @@ bool EventEngine::leave_next(std::uint32_t m) {
   const std::size_t source = program_.messages[m].source;
   NodeState& node = nodes_[source];
   BufferTimes& buffer = node.buffers[s.buffer];
+  if (s.sent == 0 && leave_whole(m)) return true;
   const Cycle d = params_.link_latency, granted = s.granted_at == never ? 0 : s.granted_at;
   const bool one_hop = hop_count(m) == 1;
   StepRecord& step = node.steps[s.step];
@@ -68,11 +69,18 @@ bool EventEngine::leave_next(std::uint32_t m) {
     if (k == 0) release = started(s, release);
     Cycle at = 0;
     if (!link.slot(s.link_base + k, std::max({release, s.posted_at, granted}), params_, at)) break;
+    if (k == 0) {  // per word from here on
+      s.release_at.assign(s.words, never);
+      s.leave.assign(s.words, never);
+      s.arrival.assign(s.words, never);
+      if (node.datapath->holds_values()) s.payload.assign(s.words, {});
+      buffer.expand();
+    }
     link.leave(at, params_);
     s.release_at[k] = release;
     s.leave[k] = at;
     if (one_hop) s.arrival[k] = at + d;
-    s.payload[k] = node.datapath->read(s.buffer, word);
+    if (!s.payload.empty()) s.payload[k] = node.datapath->read(s.buffer, word);
     buffer.left[word] = buffer.left[word] == never ? at : std::max(buffer.left[word], at);
     step.first_send = std::min(step.first_send, at);  // the step's sends may leave on several links, in any order
     if (!node.trace.empty()) node.trace[s.send_task].note(at);
@@ -81,7 +89,18 @@ bool EventEngine::leave_next(std::uint32_t m) {
   const std::uint32_t moved = s.sent - first;
   if (moved == 0) return false;
   if (first == 0 && !one_hop) start_asking(m, 1);
-  const Cycle last = s.leave[s.sent - 1];
+  note_left(m, moved, s.leave[s.sent - 1]);
+  return true;
+}
+
+// `moved` more words of message m left its source, the last of them at `last`.
+void EventEngine::note_left(std::uint32_t m, std::uint32_t moved, Cycle last) {
+  MessageState& s = messages_[m];
+  const std::size_t source = program_.messages[m].source;
+  NodeState& node = nodes_[source];
+  BufferTimes& buffer = node.buffers[s.buffer];
+  LinkState& link = links_[first_link(m)];
+  StepRecord& step = node.steps[s.step];
   buffer.busy_until = buffer.busy_until == never ? last : std::max(buffer.busy_until, last);
   step.last_send = step.last_send == never ? last : std::max(step.last_send, last);
   step.words_sent += moved;
@@ -93,7 +112,6 @@ bool EventEngine::leave_next(std::uint32_t m) {
     forget_active(source, m);
     release_history(s, link);
   }
-  return true;
 }
 
 // A complete message on a link that never ran out of credit up to its last word can never be
@@ -111,6 +129,12 @@ void EventEngine::release_history(MessageState& s, const LinkState& link) const 
 void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
   if (link.starved_from != never) return;
   const Cycle d = params_.link_latency;
+  if (s.whole) {  // sent only with every credit back by its first word: only its last send phase may find none
+    const std::uint64_t index = s.link_base + s.words - 1;
+    if (index + 1 >= params_.buffer_words && link.pops[index + 1 - params_.buffer_words] + d > s.last_leave)
+      link.starved_from = s.last_leave;
+    return;
+  }
   for (std::uint32_t k = 0; k < s.words; ++k) {
     const std::uint64_t index = s.link_base + k;
     if (index + 1 < params_.buffer_words) continue;
@@ -127,7 +151,7 @@ void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
 // ones are dropped (all of them left, and returned their credit, by the message's last word's
 // leaving cycle, since each such credit let a word of the message or before it leave).
 void EventEngine::trim_history(const MessageState& s, LinkState& link) const {
-  if (link.starved_from != never || link.leaves.kept.size() < 2 * (params_.buffer_words + s.words) + 64) return;
+  if (link.starved_from != never || link.leaves.kept() < 2 * (params_.buffer_words + s.words) + 64) return;
   const std::uint64_t end = s.link_base + s.words;
   const std::uint64_t credits = params_.buffer_words;
   link.leaves.drop_before(end);
@@ -143,6 +167,7 @@ bool EventEngine::store_next(std::uint32_t m) {
   if (!s.receive_posted || s.taken >= arrived) return false;
   LinkState& link = links_[last_link(m)];
   if (link.pops.count() != last_base(m) + s.taken) return false;  // a word ahead of it on the link is still there
+  if (s.taken == 0 && s.whole && store_whole(m)) return true;
   const std::size_t destination = program_.messages[m].destination;
   NodeState& node = nodes_[destination];
   BufferTimes* buffer = s.into == no_buffer ? nullptr : &node.buffers[s.into];
@@ -152,13 +177,14 @@ bool EventEngine::store_next(std::uint32_t m) {
   while (s.taken < arrived) {
     const std::uint32_t word = word_at(s, s.taken);
     if (owing && owes(*buffer, word, s.into_generation)) break;  // its place still owes a word to a send
-    const Cycle arrival = s.arrival[s.taken];
+    const Cycle arrival = s.whole ? s.leave_form.at(s.taken) + params_.link_latency : s.arrival[s.taken];
     at = std::max({at, arrival, s.receive_posted_at + 1});
     if (buffer) {
+      buffer->expand();
       if (s.taken == 0) buffer->tag = program_.messages[m].tag;
-      buffer->schedule = FmaSchedules::none;
+      buffer->forget_schedule();
       if (buffer->left[word] != never) at = std::max(at, buffer->left[word] + 1);
-      node.datapath->write(s.into, word, s.payload[s.taken]);
+      if (!s.payload.empty()) node.datapath->write(s.into, word, s.payload[s.taken]);
       buffer->generation[word] = s.into_generation;
       buffer->ready[word] = at;
       buffer->since[word] = at;

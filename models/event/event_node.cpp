@@ -57,6 +57,12 @@ bool EventEngine::owes(const BufferTimes& buffer, std::uint32_t word, std::uint3
   return false;
 }
 
+// Whether a send posted from `buffer` of a generation below `below_generation` has yet to take any word.
+bool EventEngine::owes_any(const BufferTimes& buffer, std::uint32_t below_generation) const {
+  return std::any_of(buffer.active_sends.begin(), buffer.active_sends.end(),
+                     [&](std::uint32_t m) { return messages_[m].generation < below_generation; });
+}
+
 // A load replaces the buffer once every word an earlier send owes has left (from the next cycle).
 bool EventEngine::pass_load(std::size_t n, const Task& task) {
   NodeState& node = nodes_[n];
@@ -94,7 +100,8 @@ bool EventEngine::enter_compute(std::size_t n, const Task& task) {
     if (flow.filled_by[role] == no_task && node.buffers[inputs[role].first].tag != *inputs[role].second)
       fail(n, "task " + std::to_string(w.next) + " needs " + program_.describe(*inputs[role].second) + " but holds " +
                   program_.describe(node.buffers[inputs[role].first].tag));
-  std::fill(acc.writes_left.begin(), acc.writes_left.end(), static_cast<std::uint16_t>(micro_[task.kernel].updates_per_word));
+  const KernelSpec& kernel = program_.kernels[task.kernel];
+  acc.set_writes_left(static_cast<std::uint16_t>(kernel.reduction() * (params_.split ? 4 : 1)));
   w.compute = node.info[w.next];
   w.entered = true;
   w.fma = 0;
@@ -128,14 +135,15 @@ bool EventEngine::open_gate(std::size_t n) {
 bool EventEngine::issue(std::size_t n, const Task& task) {
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
-  const MicroProgram& micro = micro_[task.kernel];
+  if (w.fma == 0 && issue_whole(n, task)) return true;
+  for (const std::uint32_t b : {task.buffer, task.operand, task.coefficient}) node.buffers[b].expand();
   const TaskDataflow& flow = node.flow[w.next];
   BufferTimes& acc = node.buffers[task.buffer];
   const BufferTimes& op = node.buffers[task.operand];
   const BufferTimes& coef = node.buffers[task.coefficient];
   StepRecord& step = node.steps[task.label.global_step];
-  if (w.fma == 0 && issue_whole(n, task)) return true;
-  acc.schedule = FmaSchedules::none;
+  const MicroProgram& micro = this->micro(task.kernel);
+  acc.forget_schedule();
   const std::size_t first = w.fma, count = micro.instructions.size();
   while (w.fma < count) {
     const FmaInstruction& i = micro.instructions[w.fma];
@@ -174,73 +182,12 @@ bool EventEngine::issue(std::size_t n, const Task& task) {
   return w.fma == count;
 }
 
-// The whole compute at once, when every word it reads is usable by its first cycle and the
-// accumulator's targets are either usable too or as the last whole compute left them.
-bool EventEngine::issue_whole(std::size_t n, const Task& task) {
-  NodeState& node = nodes_[n];
-  Walk& w = node.walk;
-  Cycle start = w.at;
-  if (start == w.last_issue && w.issued_then >= params_.per_cycle) ++start;
-  if (w.last_issue != never && start <= w.last_issue) return false;  // shares a cycle with earlier fma
-  const TaskDataflow& flow = node.flow[w.next];
-  BufferTimes& acc = node.buffers[task.buffer];
-  const KernelSpec& kernel = program_.kernels[task.kernel];
-  const std::size_t acc_words = kernel.accumulator_words();
-  if (!node.buffers[task.operand].usable_by(flow.operand_generation, start, kernel.operand_words()) ||
-      !node.buffers[task.coefficient].usable_by(flow.coefficient_generation, start, kernel.coefficient_words()))
-    return false;
-  std::uint32_t previous = acc.schedule;
-  if (previous == FmaSchedules::none) {
-    if (!acc.usable_by(flow.generation, start, acc_words)) return false;
-    if (params_.split)
-      for (std::size_t t = 0; t < 2 * acc_words; ++t)
-        if (acc.component_ready[t] > start) return false;
-  } else {
-    for (std::size_t word = 0; word < acc_words; ++word)
-      if (acc.generation[word] != flow.generation) return false;
-  }
-  const MicroProgram& micro = micro_[task.kernel];
-  const std::uint32_t id = schedules_.find(task.kernel, micro, previous, previous == FmaSchedules::none ? 0 : start - acc.schedule_start);
-  const FmaSchedule& s = schedules_[id];
-  const std::size_t count = micro.instructions.size();
-  node.record.busy += s.busy;
-  node.record.dependency += s.last() + 1 - s.busy;
-  node.accounted_until = start + s.last() + 1;
-  w.last_issue = start + s.last();
-  w.issued_then = s.in_last_cycle;
-  w.last_result = w.last_issue + params_.fma_latency;
-  if (params_.split) {
-    for (std::size_t t = 0; t < s.target_ready.size(); ++t) acc.component_ready[t] = start + s.target_ready[t];
-    for (std::size_t word = 0; word < acc.ready.size(); ++word)
-      acc.ready[word] = std::max(acc.component_ready[2 * word], acc.component_ready[2 * word + 1]);
-  } else {
-    for (std::size_t t = 0; t < s.target_ready.size(); ++t) acc.ready[t] = start + s.target_ready[t];
-  }
-  std::fill(acc.writes_left.begin(), acc.writes_left.end(), std::uint16_t{0});
-  acc.schedule = id;
-  acc.schedule_start = start;
-  // The first fma may wait for its target: the compute before it on this accumulator may still
-  // be finishing it.
-  const Cycle first = start + s.issue.front();
-  StepRecord& step = node.steps[task.label.global_step];
-  if (step.start == never) step.start = first;
-  step.fma += static_cast<std::uint32_t>(count);
-  if (!node.trace.empty()) {
-    node.trace[w.next].note(first);
-    node.trace[w.next].count += static_cast<std::uint32_t>(count - 1);
-    node.trace[w.next].last = w.last_issue;
-  }
-  node.record.fma_issued += count;
-  node.datapath->fma_run(micro.instructions.data(), count, task.buffer, task.operand, task.coefficient);
-  w.fma = count;
-  return true;
-}
-
 // The pointer passes the compute in the cycle its last fma issues.
 void EventEngine::finish_compute(std::size_t n, const Task& task) {
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   node.compute_done[w.compute] = w.last_result;
+  ++computes_;
   StepRecord& step = node.steps[task.label.global_step];
   step.done = step.done == never ? w.last_result : std::max(step.done, w.last_result);
   ++node.record.computes_done[task.label.transform];
@@ -261,14 +208,18 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   BlockRole role = BlockRole::Operand;
   if (s.compute != no_task) {
     const Task& c = program_.nodes[n].tasks[node.compute_task[s.compute]];
-    const MicroProgram& micro = micro_[c.kernel];
     if (t.buffer == c.buffer) role = BlockRole::Accumulator;
     else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
     s.release = policy_.release(role);
-    if (s.release == SendRelease::WordFinal) s.order = &micro.accumulator_final_order;
-    else if (s.release == SendRelease::WordPresent && t.buffer == c.operand) s.order = &micro.operand_first_use;
-    else if (s.release == SendRelease::WordPresent && t.buffer == c.coefficient) s.order = &micro.coefficient_first_use;
-    if (s.order) s.position = &positions_.at(s.order);
+    const bool ordered = s.release == SendRelease::WordFinal ||
+                         (s.release == SendRelease::WordPresent && (t.buffer == c.operand || t.buffer == c.coefficient));
+    if (ordered) {
+      const MicroProgram& micro = this->micro(c.kernel);
+      s.order = s.release == SendRelease::WordFinal ? &micro.accumulator_final_order
+                : t.buffer == c.operand            ? &micro.operand_first_use
+                                                   : &micro.coefficient_first_use;
+      s.position = &position_of(s.order);
+    }
   } else {
     s.release = policy_.release(role);
   }
@@ -278,10 +229,6 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   s.generation = node.info[task_index];
   s.step = t.label.global_step;
   s.send_task = task_index;
-  s.release_at.assign(s.words, never);
-  s.leave.assign(s.words, never);
-  s.arrival.assign(s.words, never);
-  s.payload.assign(s.words, {});
   const auto d = static_cast<std::size_t>(m.route.front());
   LinkState& link = links_[n * direction_count + d];
   if (link.arbiter == no_arbiter) {  // nothing else asks for the link: it serves the node's messages as posted

@@ -51,6 +51,7 @@ std::unique_ptr<EngineRun> run_event_engine(const EngineInputs& in) {
   params.buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.grid.largest_words()));
   params.whole_blocks = make_roll_policy(machine.roll_policy)->waits_for_whole_blocks();
   params.split = in.split_complex;
+  params.per_word = machine.event_closed_forms == "off";
   if (params.fma_latency < 1 || params.link_latency < 1 || params.buffer_words < 1 || params.per_cycle < 1)
     throw std::invalid_argument("fma_latency, link_latency, link_buffer_words and fma_per_cycle must be at least 1");
   return std::make_unique<EventRun>(in, params);

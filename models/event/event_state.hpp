@@ -12,7 +12,9 @@
 
 #include "models/datapath.hpp"
 #include "models/engine_records.hpp"
+#include "models/event/block_schedule.hpp"
 #include "models/event/fma_schedule.hpp"
+#include "models/event/time_forms.hpp"
 #include "sim/dataflow.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/rational.hpp"
@@ -43,11 +45,15 @@ struct Params {
   bool whole_blocks = true;  // the roll policy starts a compute only on complete blocks
   bool split = false;        // complex data on a real unit: two dependency targets per word
   bool trace_tasks = false;  // keep a TaskSpan per task
+  bool per_word = false;     // test hook: no closed forms, every whole compute timed per instruction
 };
 
 // One buffer of a node: per word, when its value is usable, which generation it holds and since
 // when, when its last update of the running compute is usable (for words sent as they become
-// final), and the last cycle it left on a link.
+// final), and the last cycle it left on a link. While its words all follow closed forms (the
+// buffer is `compact`: loaded, zeroed, stored by a whole message or updated by a closed-form
+// compute as a whole) it keeps the forms instead of the per-word vectors, which expand() builds
+// the first time a per-word rule needs them.
 struct BufferTimes {
   std::vector<Cycle> ready, since, left;
   std::vector<Cycle> component_ready;  // split complex: word * 2 + component
@@ -60,11 +66,37 @@ struct BufferTimes {
   // (the targets are then usable as that schedule says); none otherwise.
   std::uint32_t schedule = ~std::uint32_t{0};
   Cycle schedule_start = 0;
+  // Or a whole compute timed by a closed form (BlockSchedules): its targets' pattern, from schedule_start.
+  bool closed_form = false;
+  ReadyPattern pattern;
+  void forget_schedule() {
+    schedule = ~std::uint32_t{0};
+    closed_form = false;
+  }
+  bool compact = false;
+  std::size_t size = 0;
+  bool split = false;
+  std::uint32_t compact_generation = 0;
+  std::uint16_t compact_writes_left = 0;
+  TimeForm ready_form, since_form, left_form;  // since: stored or placed; left: last left on a link
+
   // Each of the first `words` words (the block a compute reads leads its buffer) holds `g` and
   // is usable by `cycle`.
   bool usable_by(std::uint32_t g, Cycle cycle, std::size_t words) const;
-  void allocate(std::size_t words, bool split);
+  // compact: no per-word vectors until a per-word rule needs them.
+  void allocate(std::size_t words, bool split, bool compact);
   void place(std::uint32_t generation, Cycle cycle);  // load or zero: every word from `cycle`
+  void expand();
+  bool holds(std::uint32_t g, std::size_t words) const;  // each of the first `words` words holds `g`
+  Cycle latest(std::size_t words) const;                 // the last of the first `words` words usable
+  Cycle latest_since(std::size_t words) const;           // the last of them stored or placed
+  std::uint32_t generation_at(std::size_t w) const { return compact ? compact_generation : generation[w]; }
+  Cycle ready_at(std::size_t w) const { return compact ? ready_form.at(w) : ready[w]; }
+  std::uint16_t writes_left_at(std::size_t w) const { return compact ? compact_writes_left : writes_left[w]; }
+  void set_writes_left(std::uint16_t count) {
+    if (compact) compact_writes_left = count;
+    else std::fill(writes_left.begin(), writes_left.end(), count);
+  }
 };
 
 struct MessageState {
@@ -95,6 +127,11 @@ struct MessageState {
   // (only then can the classes of a node's waits need them) or it takes more than one hop.
   std::vector<Cycle> release_at, leave, arrival;
   std::vector<std::complex<double>> payload;
+  // Sent as a whole (EventEngine::leave_whole): word k left at leave_form.at(k), released at
+  // whole_release (the first word: whole_started); the vectors above stay empty.
+  bool whole = false;
+  Stair leave_form;
+  Cycle whole_release = 0, whole_started = 0;
   std::uint32_t words = 0;
   bool complete() const { return taken == words && sent == words; }
 };
@@ -127,16 +164,45 @@ struct Arbiter {
 };
 
 // The times of a link's words in order, of which only the recent ones are kept: the first
-// `base` were dropped once nothing could need them (EventEngine::trim_history).
+// `base` were dropped once nothing could need them (EventEngine::trim_history). Runs of words
+// sent or stored as a whole message keep their closed form (a Stair) instead of one time each.
 struct History {
-  std::vector<Cycle> kept;
-  std::uint64_t base = 0;
-  std::uint64_t count() const { return base + kept.size(); }
-  Cycle operator[](std::uint64_t i) const { return kept[i - base]; }
+  struct Run {
+    std::uint64_t first = 0;   // index of its first word
+    std::uint64_t formed = 0;  // words given by `form` (word first + k at form.at(k)); 0: by `times`
+    Stair form;
+    std::vector<Cycle> times;
+    std::uint64_t end() const { return first + (formed ? formed : times.size()); }
+  };
+  std::vector<Run> runs;
+  std::uint64_t base = 0, end = 0;
+  std::uint64_t count() const { return end; }
+  std::uint64_t kept() const { return end - base; }
+  Cycle operator[](std::uint64_t i) const {
+    const Run* run = &runs.back();
+    if (i < run->first)
+      run = &*std::prev(std::upper_bound(runs.begin(), runs.end(), i, [](std::uint64_t v, const Run& r) { return v < r.first; }));
+    return run->formed ? run->form.at(i - run->first) : run->times[i - run->first];
+  }
+  void push(Cycle at) {
+    if (runs.empty() || runs.back().formed) runs.push_back(Run{end, 0, {}, {}});
+    runs.back().times.push_back(at);
+    ++end;
+  }
+  void push_form(std::uint64_t words, const Stair& form) {
+    runs.push_back(Run{end, words, form, {}});
+    end += words;
+  }
   void drop_before(std::uint64_t i) {
     if (i <= base) return;
-    kept.erase(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(i - base));
     base = i;
+    std::size_t whole = 0;
+    while (whole < runs.size() && runs[whole].end() <= i) ++whole;
+    runs.erase(runs.begin(), runs.begin() + static_cast<std::ptrdiff_t>(whole));
+    if (runs.empty() || runs.front().formed || runs.front().first >= i) return;
+    Run& front = runs.front();
+    front.times.erase(front.times.begin(), front.times.begin() + static_cast<std::ptrdiff_t>(i - front.first));
+    front.first = i;
   }
 };
 
@@ -177,7 +243,7 @@ struct LinkState {
   void leave(Cycle at, const Params& p) {
     const auto num = static_cast<std::int64_t>(p.rate.num), den = static_cast<std::int64_t>(p.rate.den);
     next_free_tick = std::max(next_free_tick, static_cast<std::int64_t>(at) * num) + den;
-    leaves.kept.push_back(at);
+    leaves.push(at);
     last_leave = at;
     ++stats.words;
     if (last_active != at) {
@@ -190,7 +256,7 @@ struct LinkState {
   // once were there when a word arrived: the ones arrived by then and not taken before.
   void pop(Cycle arrival, Cycle at, bool forwarded) {
     const std::uint64_t index = pops.count();
-    pops.kept.push_back(at);
+    pops.push(at);
     last_pop = at;
     last_pop_forwarded = forwarded;
     while (occupancy_front < index && pops[occupancy_front] < arrival) ++occupancy_front;

@@ -31,6 +31,11 @@ std::uint32_t FmaSchedules::find(std::uint32_t kernel, const MicroProgram& micro
   return id;
 }
 
+std::uint32_t FmaSchedules::from(const MicroProgram& micro, std::vector<Cycle> target_ready) {
+  schedules_.push_back(compute(micro, target_ready));
+  return static_cast<std::uint32_t>(schedules_.size() - 1);
+}
+
 // The issue rule of docs/timing-model.md with every operand usable from cycle 0: each fma at
 // the first cycle, from the previous issue on and within the unit's slots, at which its target
 // is usable.

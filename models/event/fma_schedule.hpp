@@ -31,6 +31,8 @@ class FmaSchedules {
   // on the same accumulator (none: every target usable at the start).
   std::uint32_t find(std::uint32_t kernel, const MicroProgram& micro, std::uint32_t previous, Cycle shift);
   const FmaSchedule& operator[](std::uint32_t id) const { return schedules_[id]; }
+  // The schedule of `micro` with target t first usable `target_ready[t]` cycles after the start (not kept for reuse).
+  std::uint32_t from(const MicroProgram& micro, std::vector<Cycle> target_ready);
 
  private:
   FmaSchedule compute(const MicroProgram& micro, const std::vector<Cycle>& target_ready) const;

@@ -71,8 +71,14 @@ nlohmann::json records_here(const Program& program, const Machine& machine, cons
   const RunConfig run;
   const MachineConfig config = machine_config(machine);
   const FaultConfig fault;
+  // "event_no_values": the event engine with a datapath that holds no values (values off),
+  // where whole messages and buffers take their closed forms.
+  const bool values = engine != "event_no_values";
   const EngineInputs inputs{run, config, fault, program, false,
-                            [&](std::size_t node) { return make_datapath(program, node, host); }, {}};
+                            [&](std::size_t node) {
+                              return values ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(double));
+                            },
+                            {}};
   try {
     const std::unique_ptr<EngineRun> timed = engine == "systemc" ? run_cycle_engine(inputs) : run_event_engine(inputs);
     return {{"completed", true}, {"records", records_json(timed->records())}};

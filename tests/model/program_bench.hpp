@@ -77,6 +77,16 @@ inline std::uint32_t message(Program& p, std::size_t from, std::uint32_t buffer,
   return id;
 }
 
+// Two 8-word blocks (b = 2) from node 0 to node 1 of a two-node ring, on the same link, posted in order.
+inline Program two_messages_one_link() {
+  Program p = empty_program(TorusShape{2, 1, 1}, 2, 2);
+  load(p, 0, 0, tag(0, 0));
+  load(p, 0, 1, tag(1, 0));
+  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
+  message(p, 0, 1, {Direction::PlusQ}, 1, tag(1, 0));
+  return p;
+}
+
 // One message of b^3 = 8 words from node 0 of a ring along Q to the node `hops` hops on.
 inline Program one_message(int ring, std::size_t hops) {
   Program p = empty_program(TorusShape{ring, 1, 1}, 2, 1);

@@ -84,11 +84,7 @@ TEST_CASE("event engine: ping-pong, a word stored in a cycle may leave again in 
 }
 
 TEST_CASE("event engine: two messages on one link leave whole, in the order they were posted", "[model][event]") {
-  Program p = empty_program(TorusShape{2, 1, 1}, 2, 2);
-  load(p, 0, 0, tag(0, 0));
-  load(p, 0, 1, tag(1, 0));
-  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
-  message(p, 0, 1, {Direction::PlusQ}, 1, tag(1, 0));
+  const Program p = two_messages_one_link();
   for (const std::uint64_t buffer : {std::uint64_t{64}, std::uint64_t{3}}) {
     Machine machine;
     machine.link_buffer_words = buffer;
