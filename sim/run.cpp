@@ -7,6 +7,7 @@
 
 #include "sim/algorithm.hpp"
 #include "sim/host_data.hpp"
+#include "sim/matmul_run.hpp"
 #include "sim/memory_estimate.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
@@ -16,6 +17,7 @@
 namespace torus {
 
 bool RunReport::passed() const {
+  if (matmul && (matmul->violations != 0 || !matmul->error.within_tolerance())) return false;
   for (const auto& t : transforms)
     if (t.schedule_violations != 0 || !t.error.within_tolerance()) return false;
   if (timing && timing->fma_issued != timing->fma_expected) return false;
@@ -47,7 +49,10 @@ RunReport describe_run(const RunConfig& config, ScalarType scalar) {
 
 template <class T>
 void write_run_outputs(const RunConfig& config, const RunReport& report, const Tensor3<T>& result) {
-  if (!config.output.empty()) write_npy(config.output, result);
+  if (!config.output.empty()) {
+    if (config.is_matmul()) write_npy_matrix(config.output, result);  // C, m x n
+    else write_npy(config.output, result);
+  }
   if (!config.report_json.empty()) write_file_atomically(config.report_json, to_json(report).dump(2) + "\n");
 }
 
@@ -94,7 +99,7 @@ Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
   const Program program = algorithm->build(problem);
   const ProgramVerification verification = verify_program(program, 1);
-  HostData<T> host{make_input<T>(config), {}};
+  HostData<T> host{make_input<T>(config), {}, {}};
   for (const TransformDirection d : problem.directions)
     host.coefficients.push_back(d == TransformDirection::Forward ? c.forward : c.inverse);
   const ProgramResult<T> result = execute_program(program, host);
@@ -128,10 +133,10 @@ RunReport run_functional(const RunConfig& config) {
     throw std::invalid_argument("chrome_trace and vcd_trace need engine: systemc (the functional engine keeps no time)");
   MachineConfig functional;
   functional.engine = "functional";
-  check_memory(config, functional, scalar.domain == Domain::Complex);
-  RunReport report = describe_run(config, scalar);
+  if (!config.is_matmul()) check_memory(config, functional, scalar.domain == Domain::Complex);
+  RunReport report = config.is_matmul() ? describe_matmul_run(config, scalar) : describe_run(config, scalar);
   dispatch_scalar(scalar, [&]<class T>() {
-    const Tensor3<T> result = run_typed<T>(config, report);
+    const Tensor3<T> result = config.is_matmul() ? matmul_functional<T>(config, report) : run_typed<T>(config, report);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_run_outputs(config, report, result);
   });

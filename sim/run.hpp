@@ -10,6 +10,7 @@
 #include "sim/accuracy.hpp"
 #include "sim/coefficient_tables.hpp"
 #include "sim/executor.hpp"
+#include "sim/matmul.hpp"
 #include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
 #include "sim/timing_report.hpp"
@@ -35,6 +36,8 @@ struct TransformOutcome {
 };
 
 struct RunReport {
+  std::string task = "transform";  // or "matmul": then `matmul` holds the outcome, `transforms` is empty
+  std::optional<MatmulOutcome> matmul;
   std::string engine = "functional";
   std::string algorithm = "orbital";
   Extents3 n{0, 0, 0};           // N1, N2, N3
