@@ -117,21 +117,20 @@ R checked_component(const std::string& path, double value, const std::array<std:
   return static_cast<R>(value);
 }
 
+namespace {
+
+// The values of `data` (C order) as an e0 x e1 x e2 tensor; the shape must hold as many.
 template <class T>
-Tensor3<T> read_npy_tensor(const std::string& path) {
-  const NpyData data = read_npy(path);
-  if (data.shape.size() != 3)
-    throw npy_error(path, "holds a " + std::to_string(data.shape.size()) +
-                              "-dimensional array; a 3-dimensional tensor is needed");
+Tensor3<T> to_tensor(const std::string& path, const NpyData& data, const Extents3& e) {
   if (data.complex_valued && !is_complex_v<T>)
     throw npy_error(path, "holds complex values but the run is real; use a complex transform "
                           "or set domain: complex");
   using R = real_t<T>;
-  Tensor3<T> out(data.shape[0], data.shape[1], data.shape[2]);
+  Tensor3<T> out(e[0], e[1], e[2]);
   std::size_t c = 0;
-  for (std::size_t i = 0; i < data.shape[0]; ++i)
-    for (std::size_t j = 0; j < data.shape[1]; ++j)
-      for (std::size_t k = 0; k < data.shape[2]; ++k, ++c) {
+  for (std::size_t i = 0; i < e[0]; ++i)
+    for (std::size_t j = 0; j < e[1]; ++j)
+      for (std::size_t k = 0; k < e[2]; ++k, ++c) {
         const R re = checked_component<R>(path, data.values[c].real(), {i, j, k});
         if constexpr (is_complex_v<T>)
           out(i, j, k) = T(re, checked_component<R>(path, data.values[c].imag(), {i, j, k}));
@@ -142,11 +141,8 @@ Tensor3<T> read_npy_tensor(const std::string& path) {
 }
 
 template <class T>
-void write_npy(const std::string& path, const Tensor3<T>& tensor) {
-  const Extents3& e = tensor.extents();
-  std::string header = "{'descr': '" + descr_of<T>() + "', 'fortran_order': True, 'shape': (" +
-                       std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " +
-                       std::to_string(e[2]) + "), }";
+void write_array(const std::string& path, const Tensor3<T>& tensor, const std::string& shape) {
+  std::string header = "{'descr': '" + descr_of<T>() + "', 'fortran_order': True, 'shape': (" + shape + "), }";
   // Pad with spaces so magic + length + header + newline is a multiple of 64 bytes.
   const std::size_t unpadded = 10 + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
@@ -161,13 +157,53 @@ void write_npy(const std::string& path, const Tensor3<T>& tensor) {
   write_file_atomically(path, out);
 }
 
+}  // namespace
+
+template <class T>
+Tensor3<T> read_npy_tensor(const std::string& path) {
+  const NpyData data = read_npy(path);
+  if (data.shape.size() != 3)
+    throw npy_error(path, "holds a " + std::to_string(data.shape.size()) +
+                              "-dimensional array; a 3-dimensional tensor is needed");
+  return to_tensor<T>(path, data, {data.shape[0], data.shape[1], data.shape[2]});
+}
+
+template <class T>
+Tensor3<T> read_npy_matrix(const std::string& path) {
+  const NpyData data = read_npy(path);
+  if (data.shape.size() != 2)
+    throw npy_error(path, "holds a " + std::to_string(data.shape.size()) + "-dimensional array; a matrix (2 dimensions) is needed");
+  return to_tensor<T>(path, data, {data.shape[0], data.shape[1], 1});
+}
+
+template <class T>
+void write_npy(const std::string& path, const Tensor3<T>& tensor) {
+  const Extents3& e = tensor.extents();
+  write_array(path, tensor, std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]));
+}
+
+template <class T>
+void write_npy_matrix(const std::string& path, const Tensor3<T>& matrix) {
+  const Extents3& e = matrix.extents();
+  if (e[1] != 1 && e[2] != 1) throw std::logic_error("write_npy_matrix: the tensor is not a matrix");
+  write_array(path, matrix, std::to_string(e[0]) + ", " + std::to_string(e[1] * e[2]));
+}
+
 template Tensor3<float> read_npy_tensor<float>(const std::string&);
 template Tensor3<double> read_npy_tensor<double>(const std::string&);
 template Tensor3<std::complex<float>> read_npy_tensor<std::complex<float>>(const std::string&);
 template Tensor3<std::complex<double>> read_npy_tensor<std::complex<double>>(const std::string&);
 template void write_npy<float>(const std::string&, const Tensor3<float>&);
+template void write_npy_matrix<float>(const std::string&, const Tensor3<float>&);
+template Tensor3<float> read_npy_matrix<float>(const std::string&);
 template void write_npy<double>(const std::string&, const Tensor3<double>&);
+template void write_npy_matrix<double>(const std::string&, const Tensor3<double>&);
+template Tensor3<double> read_npy_matrix<double>(const std::string&);
 template void write_npy<std::complex<float>>(const std::string&, const Tensor3<std::complex<float>>&);
+template void write_npy_matrix<std::complex<float>>(const std::string&, const Tensor3<std::complex<float>>&);
+template Tensor3<std::complex<float>> read_npy_matrix<std::complex<float>>(const std::string&);
 template void write_npy<std::complex<double>>(const std::string&, const Tensor3<std::complex<double>>&);
+template void write_npy_matrix<std::complex<double>>(const std::string&, const Tensor3<std::complex<double>>&);
+template Tensor3<std::complex<double>> read_npy_matrix<std::complex<double>>(const std::string&);
 
 }  // namespace torus

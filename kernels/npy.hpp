@@ -39,4 +39,11 @@ Tensor3<T> read_npy_tensor(const std::string& path);
 template <class T>
 void write_npy(const std::string& path, const Tensor3<T>& tensor);
 
+// A matrix: a 2-dimensional array r x c read as the tensor r x c x 1 (element (i,j,0) = a(i,j));
+// written from an r x 1 x c or r x c x 1 tensor (first index fastest) as the r x c array.
+template <class T>
+Tensor3<T> read_npy_matrix(const std::string& path);
+template <class T>
+void write_npy_matrix(const std::string& path, const Tensor3<T>& matrix);
+
 }  // namespace torus

@@ -8,6 +8,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/datapath.hpp"
 #include "models/engine_records.hpp"
@@ -42,5 +44,25 @@ std::string never_fired(const FaultConfig& fault);
 
 std::unique_ptr<EngineRun> run_cycle_engine(const EngineInputs& inputs);
 std::unique_ptr<EngineRun> run_event_engine(const EngineInputs& inputs);
+
+// A Program timed by the engine the machine names, for the run drivers (models/simulation.cpp,
+// models/matmul_simulation.cpp): the engine's state at the end and its records.
+struct TimedProgram {
+  std::unique_ptr<EngineRun> engine;
+  EngineRecords records;
+};
+// Times inputs.program (its on_progress is set from `progress`), writes the Chrome trace when
+// asked, and fills report.timing (all but memory_estimate_bytes) and report.fault. The analytic
+// estimate beside it assumes the run's last transform is an inverse when `inverse_last`.
+TimedProgram time_program(EngineInputs inputs, bool inverse_last, std::uint64_t fma_expected, const ProgressDisplay& progress,
+                          RunReport& report);
+// The machine parameters as set, for the report.
+std::vector<std::pair<std::string, std::string>> machine_echo(const MachineConfig& machine);
+
+// The timed matmul run (simulate() calls it for task: matmul): C as the engine's nodes hold it
+// (empty with values off), with the outcome in report.matmul and the timing in report.timing.
+template <class T>
+Tensor3<T> simulate_matmul(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report,
+                           const ProgressDisplay& progress);
 
 }  // namespace torus

@@ -14,19 +14,11 @@
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
 #include "sim/progress_meter.hpp"
+#include "sim/matmul_run.hpp"
 #include "sim/run_inputs.hpp"
 
 namespace torus {
 namespace {
-
-std::vector<std::pair<std::string, std::string>> machine_echo(const MachineConfig& machine) {
-  MachineConfig copy = machine;
-  ParameterSet set;
-  copy.declare(set);
-  std::vector<std::pair<std::string, std::string>> echo;
-  for (const auto& spec : set.specs()) echo.emplace_back(spec.key, spec.default_value);
-  return echo;
-}
 
 // What a run executes: the Program an engine times, and, when that is a translation quotient
 // and values are on, the whole Program whose untimed execution computes the values.
@@ -111,6 +103,45 @@ ProgramResult<T> compute_values(const Program& program, const HostData<T>& host,
   return execute_program(program, host, ExecutorOptions{machine.host_threads(), &micro});
 }
 
+}  // namespace
+
+TimedProgram time_program(EngineInputs inputs, bool inverse_last, std::uint64_t fma_expected, const ProgressDisplay& progress,
+                          RunReport& report) {
+  const MachineConfig& machine = inputs.machine;
+  const Program& program = inputs.program;
+  const AnalyticPrediction predicted = predict_cycles(machine, analytic_inputs(program, inverse_last, inputs.split_complex));
+  std::optional<ProgressMeter> meter;
+  if (progress) meter.emplace(predicted.cycles, progress);
+  if (meter) inputs.on_progress = [&meter](Cycle cycle) { meter->update(cycle); };
+  TimedProgram out;
+  out.engine = machine.engine == "event" ? run_event_engine(inputs) : run_cycle_engine(inputs);
+  if (meter && meter->shown()) progress("");
+  report.fault = out.engine->fault_record();
+  if (inputs.fault.kind() != FaultKind::None && report.fault.empty()) report.fault = never_fired(inputs.fault);
+  out.records = out.engine->records();
+  if (!inputs.run.chrome_trace.empty()) write_chrome_trace(inputs.run.chrome_trace, program, out.records.steps, machine.clock_frequency());
+  TimingReport timing = assemble_timing(program, out.records, fma_expected);
+  timing.clock_hz = machine.clock_frequency();
+  timing.words_link_buffers = direction_count * static_cast<std::uint64_t>(machine.link_buffer(program.largest_block_words()));
+  timing.simulation_seconds = out.engine->seconds();
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) timing.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  timing.analytic = predicted;
+  report.timing = timing;
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> machine_echo(const MachineConfig& machine) {
+  MachineConfig copy = machine;
+  ParameterSet set;
+  copy.declare(set);
+  std::vector<std::pair<std::string, std::string>> echo;
+  for (const auto& spec : set.specs()) echo.emplace_back(spec.key, spec.default_value);
+  return echo;
+}
+
+namespace {
+
 template <class T>
 Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report,
                           const ProgressDisplay& progress) {
@@ -121,43 +152,23 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   const RunPrograms programs = build_programs(run, machine, report.transforms);
   const Program& program = programs.timed;
   const bool split = is_complex_v<T> && machine.complex_cost() == 4;
-  HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}};
+  HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}, {}};
   for (const TransformOutcome& o : report.transforms)
     host.coefficients.push_back(o.direction == TransformDirection::Forward ? c.forward : c.inverse);
   const bool inverse_last = report.transforms.back().direction == TransformDirection::Inverse;
-  const AnalyticPrediction predicted = predict_cycles(machine, analytic_inputs(program, inverse_last, split));
-  std::optional<ProgressMeter> meter;
-  if (progress) meter.emplace(predicted.cycles, progress);
-  const EngineInputs inputs{run,
-                            machine,
-                            fault,
-                            program,
-                            split,
-                            [&](std::size_t node) {
-                              return values && !programs.whole ? make_datapath(program, node, host)
-                                                               : make_null_datapath(program, node, sizeof(T));
-                            },
-                            meter ? std::function<void(Cycle)>([&meter](Cycle cycle) { meter->update(cycle); })
-                                  : std::function<void(Cycle)>()};
-  const std::unique_ptr<EngineRun> engine = machine.engine == "event" ? run_event_engine(inputs) : run_cycle_engine(inputs);
-  if (meter && meter->shown()) progress("");
-  report.fault = engine->fault_record();
-  if (fault.kind() != FaultKind::None && report.fault.empty()) report.fault = never_fired(fault);
-
-  const EngineRecords records = engine->records();
-  if (!run.chrome_trace.empty()) write_chrome_trace(run.chrome_trace, program, records.steps, machine.clock_frequency());
   const Extents3 n = run.tensor_extents();
   const std::size_t cost = is_complex_v<T> ? machine.complex_cost() : 1;
   const std::size_t multiply_adds = n[0] * n[1] * n[2] * (n[0] + n[1] + n[2]);  // 3N^4 for a cube
-  TimingReport timing = assemble_timing(program, records, multiply_adds * cost * program.transforms.size());
-  timing.clock_hz = machine.clock_frequency();
-  timing.words_link_buffers = direction_count * static_cast<std::uint64_t>(machine.link_buffer(program.grid.largest_words()));
-  timing.simulation_seconds = engine->seconds();
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) == 0) timing.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-  timing.analytic = predicted;
-  timing.memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());
-  report.timing = timing;
+  const TimedProgram timed = time_program(
+      {run, machine, fault, program, split,
+       [&](std::size_t node) {
+         return values && !programs.whole ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T));
+       },
+       {}},
+      inverse_last, multiply_adds * cost * program.transforms.size(), progress, report);
+  const std::unique_ptr<EngineRun>& engine = timed.engine;
+  const EngineRecords& records = timed.records;
+  report.timing->memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());
 
   std::optional<ProgramResult<T>> computed;
   if (values && programs.whole) computed = compute_values(*programs.whole, host, machine, split);
@@ -198,27 +209,17 @@ RunReport simulate(const RunConfig& run, const MachineConfig& given, const Fault
   const ScalarType scalar = validate(run);
   const std::size_t word_bytes = (scalar.precision == Precision::Single ? 4 : 8) * (scalar.domain == Domain::Complex ? 2 : 1);
   const MachineConfig machine = given.for_word_bytes(word_bytes);
-  validate(fault, run.torus_shape());
+  validate(fault, run.is_matmul() ? matmul_problem_of(run).shape : run.torus_shape());
   machine.link_rate();
   machine.clock_frequency();
-  RunReport report = describe_run(run, scalar);
+  RunReport report = run.is_matmul() ? describe_matmul_run(run, scalar) : describe_run(run, scalar);
   report.engine = machine.engine;
   if (scalar.domain == Domain::Complex) report.fma_per_multiply_add = machine.complex_cost();
   report.machine = machine_echo(machine);
-  // Decided before the host's memory where that is cheap: a run the simulated machine could not
-  // hold is an answer about that machine, whatever this host could do.
-  const bool cheap = node_memory_is_cheap(run);
-  if (!cheap) check_memory(run, machine, scalar.domain == Domain::Complex);
-  report.node_memory = fit_in_node_memory(run, machine, report);
-  if (!report.fits()) {
-    report.values = run.computes_values();
-    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    write_unfit_report(run, report);
-    return report;
-  }
-  if (cheap) check_memory(run, machine, scalar.domain == Domain::Complex);
+  if (!admit_run(run, machine, report, scalar.domain == Domain::Complex, start)) return report;
   dispatch_scalar(scalar, [&]<class T>() {
-    const Tensor3<T> result = simulate_typed<T>(run, machine, fault, report, progress);
+    const Tensor3<T> result = run.is_matmul() ? simulate_matmul<T>(run, machine, fault, report, progress)
+                                              : simulate_typed<T>(run, machine, fault, report, progress);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_run_outputs(run, report, result);
   });

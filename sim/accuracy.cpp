@@ -78,6 +78,13 @@ ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden
 }
 
 template <class T>
+ErrorReport compare_product_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
+                                      std::size_t inner) {
+  const double factor = 2.0 * stage_factor(inner, unit_roundoff<T>(), is_complex_v<T>, 1);
+  return compare(result, golden, factor, [&](std::size_t i, std::size_t j, std::size_t k) { return factor * magnitude(i, j, k); });
+}
+
+template <class T>
 ErrorReport compare_round_trip(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<double>& through_y_hat,
                                const Tensor3<double>& through_x, double defect_factor) {
   const double factor = three_stage_factor(length_of(x.extents()), unit_roundoff<T>(), is_complex_v<T>);
@@ -143,6 +150,10 @@ template ErrorReport compare_round_trip(const Tensor3<std::complex<float>>&, con
                                         const Tensor3<double>&, double);
 template ErrorReport compare_round_trip(const Tensor3<std::complex<double>>&, const Tensor3<std::complex<double>>&, const Tensor3<double>&,
                                         const Tensor3<double>&, double);
+template ErrorReport compare_product_to_golden(const Tensor3<float>&, const Tensor3<float>&, const Tensor3<double>&, std::size_t);
+template ErrorReport compare_product_to_golden(const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&, std::size_t);
+template ErrorReport compare_product_to_golden(const Tensor3<std::complex<float>>&, const Tensor3<std::complex<float>>&, const Tensor3<double>&, std::size_t);
+template ErrorReport compare_product_to_golden(const Tensor3<std::complex<double>>&, const Tensor3<std::complex<double>>&, const Tensor3<double>&, std::size_t);
 template double inverse_defect(const Matrix<float>&, const Matrix<float>&);
 template double inverse_defect(const Matrix<double>&, const Matrix<double>&);
 template double inverse_defect(const Matrix<std::complex<float>>&, const Matrix<std::complex<float>>&);

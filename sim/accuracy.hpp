@@ -47,6 +47,13 @@ template <class T>
 ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
                               int stages = 3);
 
+// A matrix product C = A B (inner length k) against the golden product of the same A and B:
+// both are one length-k inner product per element, so tolerance_ij = 2 e (|A||B|)_ij with
+// e = gamma(k) (real) or sqrt(2) gamma(2k) (complex on real fma): stage_factor(k, u, complex, 1).
+template <class T>
+ErrorReport compare_product_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
+                                      std::size_t inner);
+
 // For a wrong result whose intermediate tensors are known (the accumulator of each stage, in
 // execution order), the first stage (1..3) whose partial result is beyond its bound, comparing
 // with the golden partial products along `modes` (the mode of each stage); 0 if none is.

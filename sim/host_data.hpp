@@ -17,6 +17,7 @@ template <class T>
 struct HostData {
   Tensor3<T> input;
   std::vector<std::array<Matrix<T>, 3>> coefficients;  // one entry per transform in the run
+  std::vector<Tensor3<T>> operands;  // the factors of a matrix product (HostArray::operand)
 
   // Writes the words of `block` into `words` in storage order, cut as the Program's grid cuts
   // the arrays: a tensor block first index fastest (e1 e2 e3 words), a coefficient block of
@@ -24,6 +25,10 @@ struct HostData {
   void load(const Program& program, const HostBlock& block, T* words) const {
     const HostArray& array = program.host_arrays.at(block.array);
     const auto at = [](std::int32_t index) { return static_cast<std::size_t>(index); };
+    if (array.cut) {
+      copy_block(operands.at(array.operand), array.cut->extents(block.index), array.cut->origin(block.index), words);
+      return;
+    }
     if (array.matrix) {
       const Matrix<T>& m = coefficients.at(array.transform)[static_cast<std::size_t>(array.axis - 1)];
       const AxisSplit& split = program.grid.axis[static_cast<std::size_t>(array.axis - 1)];
@@ -34,10 +39,15 @@ struct HostData {
           words[in + rows * out] = m(static_cast<Eigen::Index>(row0 + in), static_cast<Eigen::Index>(col0 + out));
       return;
     }
-    const Extents3 e = program.grid.extents(block.index), o = program.grid.origin(block.index);
+    copy_block(input, program.grid.extents(block.index), program.grid.origin(block.index), words);
+  }
+
+ private:
+  // The e1 x e2 x e3 block of `from` at `o`, first index fastest.
+  static void copy_block(const Tensor3<T>& from, const Extents3& e, const Extents3& o, T* words) {
     for (std::size_t k = 0; k < e[2]; ++k)
       for (std::size_t j = 0; j < e[1]; ++j)
-        for (std::size_t i = 0; i < e[0]; ++i) words[i + e[0] * (j + e[1] * k)] = input(o[0] + i, o[1] + j, o[2] + k);
+        for (std::size_t i = 0; i < e[0]; ++i) words[i + e[0] * (j + e[1] * k)] = from(o[0] + i, o[1] + j, o[2] + k);
   }
 };
 

@@ -25,10 +25,26 @@ std::string Program::describe(const DataTag& tag) const {
 KernelSpec cube_kernel(int mode, std::size_t b) { return {"mode" + std::to_string(mode), mode, {b, b, b}, {b, b, b}}; }
 
 Extents3 Program::extents_of(const DataTag& tag) const {
+  if (tag.kind < tag_kinds.size() && tag_kinds[tag.kind].cut) return tag_kinds[tag.kind].cut->extents(tag.index);
   const int axis = tag.kind < tag_kinds.size() ? tag_kinds[tag.kind].axis : 0;
   if (axis < 1 || axis > 3) return grid.extents(tag.index);
   const AxisSplit& split = grid.axis[static_cast<std::size_t>(axis - 1)];
   return {split.size(static_cast<std::size_t>(tag.index[0])), split.size(static_cast<std::size_t>(tag.index[1])), 1};
+}
+
+std::size_t Program::largest_block_words() const {
+  std::size_t most = grid.largest_words();
+  for (const TagKind& kind : tag_kinds)
+    if (kind.cut) most = std::max(most, kind.cut->largest_words());
+  return most;
+}
+
+Extents3 Program::host_block_extents(const HostBlock& block) const {
+  const HostArray& array = host_arrays.at(block.array);
+  if (array.cut) return array.cut->extents(block.index);
+  if (!array.matrix) return grid.extents(block.index);
+  const AxisSplit& split = grid.axis[static_cast<std::size_t>(std::clamp(array.axis, 1, 3) - 1)];
+  return {split.size(static_cast<std::size_t>(block.index[0])), split.size(static_cast<std::size_t>(block.index[1])), 1};
 }
 
 std::size_t Program::words_of(const DataTag& tag) const {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct TagKind {
   std::string name;
   int dimensions = 3;  // indices printed: 3 for tensor blocks, 2 for coefficient blocks
   int axis = 0;        // coefficient blocks: the axis (1..3) whose matrix they cut; 0 for tensor blocks
+  // Blocks of an array cut its own way (the operands of a matrix product), not by Program::grid.
+  std::optional<BlockGrid> cut;
 };
 
 inline constexpr std::uint32_t no_buffer = std::numeric_limits<std::uint32_t>::max();
@@ -74,6 +77,10 @@ struct HostArray {
   bool matrix = false;    // a block of an N_a x N_a matrix (cut like axis a), else a block of the tensor
   int axis = 0;           // matrices: 1..3
   std::size_t transform = 0;  // matrices: which transform of the run they serve
+  // Set: a block of the host's operand `operand` (HostData::operands), cut this way (the
+  // factors of a matrix product); `matrix` and `axis` are then unused.
+  std::optional<BlockGrid> cut;
+  std::size_t operand = 0;
 };
 
 // Report labels carried by every task.
@@ -175,6 +182,11 @@ struct Program {
   // The extents of the block a tag names (a coefficient block: rows x columns x 1) and its words.
   Extents3 extents_of(const DataTag& tag) const;
   std::size_t words_of(const DataTag& tag) const;
+  // Words of the largest block of any kind the Program cuts its own way, or of the tensor
+  // (what `link_buffer_words: auto` doubles).
+  std::size_t largest_block_words() const;
+  // The extents of a block of a host array (a load's source).
+  Extents3 host_block_extents(const HostBlock& block) const;
   // The index of the mode product with these extents, added (and named) when new.
   std::uint32_t kernel_for(int mode, const Extents3& accumulator, const Extents3& operand);
   std::string describe_node(std::size_t node) const;  // "(q,r,s)"

@@ -138,6 +138,13 @@ class Machine {
     const auto fits = [](std::int32_t index, const AxisSplit& split) {
       return index >= 0 && static_cast<std::size_t>(index) < split.parts;
     };
+    if (array.cut) {
+      if (array.operand >= host_.operands.size() || host_.operands[array.operand].extents() != array.cut->tensor_extents())
+        return false;
+      for (std::size_t a = 0; a < 3; ++a)
+        if (!fits(block.index[a], array.cut->axis[a])) return false;
+      return true;
+    }
     if (!array.matrix) {
       for (std::size_t a = 0; a < 3; ++a)
         if (!fits(block.index[a], p_.grid.axis[a])) return false;

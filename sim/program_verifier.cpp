@@ -210,15 +210,10 @@ class Verifier {
       return;
     }
     const HostArray& array = p_.host_arrays[t.source.array];
-    const Extents3 source = array.matrix ? matrix_block(array.axis, t.source.index) : p_.grid.extents(t.source.index);
+    const Extents3 source = p_.host_block_extents(t.source);
     if (!p_.translation_quotient && source != p_.extents_of(t.tag))
       fail(n, k, [&] { return fmt::format("loads {} from a block of {} of another size", p_.describe(t.tag), array.name); });
     if (buffer_fits(n, k, t.buffer, source[0] * source[1] * source[2], "loaded buffer")) write(n, t.buffer, t.tag);
-  }
-
-  Extents3 matrix_block(int axis, const std::array<std::int32_t, 3>& index) const {
-    const AxisSplit& split = p_.grid.axis[static_cast<std::size_t>(std::clamp(axis, 1, 3) - 1)];
-    return {split.size(static_cast<std::size_t>(index[0])), split.size(static_cast<std::size_t>(index[1])), 1};
   }
 
   void compute(std::size_t n, std::uint32_t k, const Task& t) {

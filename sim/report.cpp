@@ -3,14 +3,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace torus {
-namespace {
+#include "sim/matmul_report.hpp"
 
-std::string error_line(const ErrorReport& e) {
+namespace torus {
+
+std::string error_text(const ErrorReport& e) {
   return fmt::format("max abs error {:.3e}, max rel error {:.3e}, worst error / bound {:.3f} (bound factor {:.3e}) {}",
                      e.max_abs_error, e.max_rel_error, e.max_bound_ratio, e.tolerance_factor,
                      e.within_tolerance() ? "PASS" : "FAIL");
 }
+
+namespace {
 
 // The paper's counts hold for the orbital schedule with b x b x b blocks on P x P x P nodes; in
 // general the report compares with what the Program promises and with N1 N2 N3 (N1+N2+N3).
@@ -163,9 +166,7 @@ std::string engine_title(const std::string& engine) {
   return "functional";
 }
 
-}  // namespace
-
-std::string format_text(const RunReport& r) {
+std::string transform_text(const RunReport& r) {
   std::string out;
   out += fmt::format("torus-sim {} run: N={} P={}{} b={} ({} nodes), {}transform {}, alpha {}, {}\n", engine_title(r.engine),
                      extents_text(r.n), extents_or_edge(r.p), r.boundary == "torus" ? "" : " (" + r.boundary + ")", r.b, r.nodes(),
@@ -181,17 +182,32 @@ std::string format_text(const RunReport& r) {
     out += fmt::format("  schedule: {} ({} violations){}\n", t.schedule_violations == 0 ? verified : "INVALID",
                        t.schedule_violations, t.first_violation.empty() ? "" : ": " + t.first_violation);
     out += paper_formulas(r) ? paper_counts(r, t) : program_counts(r, t);
-    out += r.values ? fmt::format("  golden check: {}\n", error_line(t.error))
+    out += r.values ? fmt::format("  golden check: {}\n", error_text(t.error))
                     : "  golden check: none: values off, no value was computed or checked\n";
     if (!t.mismatch.empty()) out += "  " + t.mismatch + "\n";
   }
-  if (r.round_trip) out += fmt::format("round trip inverse(forward(x)) vs x: {}\n", error_line(*r.round_trip));
+  if (r.round_trip) out += fmt::format("round trip inverse(forward(x)) vs x: {}\n", error_text(*r.round_trip));
+  return out;
+}
+
+
+}  // namespace
+
+std::string format_text(const RunReport& r) {
+  std::string out;
+  if (r.matmul) {
+    out += fmt::format("torus-sim {} run, {}\ninput: {}\n", engine_title(r.engine), matmul_title(r), r.input);
+    out += matmul_text(r);
+  } else {
+    out += transform_text(r);
+  }
   if (r.timing) out += timing_text(r, *r.timing);
   if (!r.fault.empty()) out += "injected fault: " + r.fault + "\n";
   out += fmt::format("result: {}{} ({:.3f} s)\n", r.passed() ? "PASS" : "FAIL",
                      r.values ? "" : ", counts only: values off, nothing computed or checked", r.wall_seconds);
   return out;
 }
+
 
 nlohmann::json to_json(const ErrorReport& e) {
   return {{"max_abs_error", e.max_abs_error},
@@ -239,7 +255,29 @@ nlohmann::json to_json(const TimingReport& t) {
   return j;
 }
 
+namespace {
+
+// What every report carries after its task's own figures.
+nlohmann::json with_run_figures(const RunReport& r, nlohmann::json j) {
+  j["engine"] = r.engine;
+  j["values"] = r.values ? "on" : "off";
+  if (!r.fault.empty()) j["fault"] = r.fault;
+  if (!r.machine.empty()) {
+    nlohmann::json machine = nlohmann::json::object();
+    for (const auto& [key, value] : r.machine) machine[key] = value;
+    j["machine"] = machine;
+  }
+  if (r.timing) j["timing"] = to_json(*r.timing);
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const RunReport& r) {
+  if (r.matmul) return with_run_figures(r, {{"task", "matmul"}, {"algorithm", r.algorithm}, {"nodes", r.nodes()},
+                                             {"boundary", r.boundary}, {"element_type", to_string(r.scalar)},
+                                             {"input", r.input}, {"seed", r.seed}, {"passed", r.passed()},
+                                             {"wall_seconds", r.wall_seconds}, {"matmul", matmul_json(r)}});
   const bool cubic_n = r.n[0] == r.n[1] && r.n[1] == r.n[2], cubic_p = r.p[0] == r.p[1] && r.p[1] == r.p[2];
   // One number when every axis agrees (as before shapes existed), else "AxBxC".
   nlohmann::json j{{"N", cubic_n ? nlohmann::json(r.n[0]) : nlohmann::json(extents_text(r.n))},
@@ -285,16 +323,6 @@ nlohmann::json to_json(const RunReport& r) {
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
   if (r.node_memory) j["node_memory"] = r.node_memory->to_json();
   if (r.coefficients_local) j["coefficient_tables"] = {{"values", r.tables.values}, {"description", r.tables.description}};
-  j["engine"] = r.engine;
-  j["values"] = r.values ? "on" : "off";
-  if (!r.fault.empty()) j["fault"] = r.fault;
-  if (!r.machine.empty()) {
-    nlohmann::json machine = nlohmann::json::object();
-    for (const auto& [key, value] : r.machine) machine[key] = value;
-    j["machine"] = machine;
-  }
-  if (r.timing) j["timing"] = to_json(*r.timing);
-  return j;
+  return with_run_figures(r, std::move(j));
 }
-
 }  // namespace torus

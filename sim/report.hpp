@@ -13,5 +13,7 @@ std::string format_text(const RunReport& report);
 nlohmann::json to_json(const RunReport& report);
 nlohmann::json to_json(const ErrorReport& error);
 nlohmann::json to_json(const TimingReport& timing);
+// "max abs error ..., worst error / bound ... PASS": one golden check in a line.
+std::string error_text(const ErrorReport& error);
 
 }  // namespace torus

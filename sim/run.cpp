@@ -7,6 +7,7 @@
 
 #include "sim/algorithm.hpp"
 #include "sim/host_data.hpp"
+#include "sim/matmul_run.hpp"
 #include "sim/memory_estimate.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
@@ -16,6 +17,7 @@
 namespace torus {
 
 bool RunReport::passed() const {
+  if (matmul && (matmul->violations != 0 || !matmul->error.within_tolerance())) return false;
   for (const auto& t : transforms)
     if (t.schedule_violations != 0 || !t.error.within_tolerance()) return false;
   if (timing && timing->fma_issued != timing->fma_expected) return false;
@@ -47,7 +49,10 @@ RunReport describe_run(const RunConfig& config, ScalarType scalar) {
 
 template <class T>
 void write_run_outputs(const RunConfig& config, const RunReport& report, const Tensor3<T>& result) {
-  if (!config.output.empty()) write_npy(config.output, result);
+  if (!config.output.empty()) {
+    if (config.is_matmul()) write_npy_matrix(config.output, result);  // C, m x n
+    else write_npy(config.output, result);
+  }
   if (!config.report_json.empty()) write_file_atomically(config.report_json, to_json(report).dump(2) + "\n");
 }
 
@@ -67,6 +72,24 @@ NodeMemoryFit fit_in_node_memory(const RunConfig& config, const MachineConfig& m
 
 void write_unfit_report(const RunConfig& config, const RunReport& report) {
   if (!config.report_json.empty()) write_file_atomically(config.report_json, to_json(report).dump(2) + "\n");
+}
+
+bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport& report, bool complex_data,
+               std::chrono::steady_clock::time_point start) {
+  if (config.is_matmul()) return true;  // its memory is checked when its Program is built
+  // Decided before the host's memory where that is cheap: a run the simulated machine could not
+  // hold is an answer about that machine, whatever this host could do.
+  const bool cheap = node_memory_is_cheap(config);
+  if (!cheap) check_memory(config, machine, complex_data);
+  report.node_memory = fit_in_node_memory(config, machine, report);
+  if (!report.fits()) {
+    report.values = config.computes_values();
+    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    write_unfit_report(config, report);
+    return false;
+  }
+  if (cheap) check_memory(config, machine, complex_data);
+  return true;
 }
 
 template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<float>&);
@@ -112,7 +135,7 @@ Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
   const Program program = algorithm->build(problem);
   const ProgramVerification verification = verify_program(program, 1);
-  HostData<T> host{make_input<T>(config), {}};
+  HostData<T> host{make_input<T>(config), {}, {}};
   for (const TransformDirection d : problem.directions)
     host.coefficients.push_back(d == TransformDirection::Forward ? c.forward : c.inverse);
   const ProgramResult<T> result = execute_program(program, host);
@@ -147,19 +170,10 @@ RunReport run_functional(const RunConfig& config, const MachineConfig& machine) 
   MachineConfig functional;  // the memory estimate of an untimed run; only the node's capacity is the user's
   functional.engine = "functional";
   functional.node_memory_bytes = machine.node_memory_bytes;
-  RunReport report = describe_run(config, scalar);
-  const bool cheap = node_memory_is_cheap(config);
-  if (!cheap) check_memory(config, functional, scalar.domain == Domain::Complex);
-  report.node_memory = fit_in_node_memory(config, functional, report);
-  if (!report.fits()) {
-    report.values = false;
-    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    write_unfit_report(config, report);
-    return report;
-  }
-  if (cheap) check_memory(config, functional, scalar.domain == Domain::Complex);
+  RunReport report = config.is_matmul() ? describe_matmul_run(config, scalar) : describe_run(config, scalar);
+  if (!admit_run(config, functional, report, scalar.domain == Domain::Complex, start)) return report;
   dispatch_scalar(scalar, [&]<class T>() {
-    const Tensor3<T> result = run_typed<T>(config, report);
+    const Tensor3<T> result = config.is_matmul() ? matmul_functional<T>(config, report) : run_typed<T>(config, report);
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_run_outputs(config, report, result);
   });

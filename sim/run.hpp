@@ -3,6 +3,7 @@
 // the functional execution of every requested direction (sim/program_executor.hpp), and the
 // golden check of each result.
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "sim/executor.hpp"
 #include "sim/machine_config.hpp"
 #include "sim/node_capacity.hpp"
+#include "sim/matmul.hpp"
 #include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
 #include "sim/timing_report.hpp"
@@ -37,6 +39,8 @@ struct TransformOutcome {
 };
 
 struct RunReport {
+  std::string task = "transform";  // or "matmul": then `matmul` holds the outcome, `transforms` is empty
+  std::optional<MatmulOutcome> matmul;
   std::string engine = "functional";
   std::string algorithm = "orbital";
   Extents3 n{0, 0, 0};           // N1, N2, N3
@@ -86,6 +90,11 @@ NodeMemoryFit fit_in_node_memory(const RunConfig& config, const MachineConfig& m
 bool node_memory_is_cheap(const RunConfig& config);
 // A run that does not fit: its report (config.report_json) says so, and nothing else is written.
 void write_unfit_report(const RunConfig& config, const RunReport& report);
+// The node-memory decision (report.node_memory) and the host's memory check, in the order that
+// keeps both cheap. False when the run does not fit the simulated nodes: its report is then
+// complete and written, and nothing is to be simulated.
+bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport& report, bool complex_data,
+               std::chrono::steady_clock::time_point start);
 // Writes config.output (the final result) and config.report_json.
 template <class T>
 void write_run_outputs(const RunConfig& config, const RunReport& report, const Tensor3<T>& result);

@@ -1,6 +1,7 @@
 #include "sim/run_config.hpp"
 
 #include "sim/algorithm.hpp"
+#include "sim/matmul.hpp"
 
 #include <filesystem>
 #include <algorithm>
@@ -15,6 +16,9 @@
 namespace torus {
 
 void RunConfig::declare(ParameterSet& set) {
+  set.choice("task", task, {"transform", "matmul"},
+             "transform: a 3D separable transform of an N1 x N2 x N3 tensor on a P1 x P2 x P3 torus; matmul: the matrix "
+             "product C = A B (m, k, n, array, input_a, input_b) on an Nr x Nc plane of the torus");
   set.extents("N", n, 1, 4096, "elements",
               "tensor extents: N (N x N x N) or N1xN2xN3, a transform of length N_a along axis a");
   set.extents("P", p, 1, 4096, "nodes",
@@ -37,8 +41,11 @@ void RunConfig::declare(ParameterSet& set) {
              "scaling of dft, dht and wht: none = forward unscaled and inverse 1/N, ortho = both 1/sqrt(N)");
   set.path("user_matrix", user_matrix, "path of an N x N matrix (.npy, or text rows)",
            "matrix A of y = A x (row = output index) for transform 'user'");
-  set.choice("algorithm", algorithm, algorithm_names(),
-             "the Program generator that turns the problem and the torus into per-node task lists (sim/algorithms/)");
+  std::vector<std::string> algorithms = algorithm_names();
+  for (const std::string& name : matmul_algorithm_names()) algorithms.push_back(name);
+  set.choice("algorithm", algorithm, algorithms,
+             "the Program generator that turns the problem and the torus into per-node task lists (sim/algorithms/); "
+             "task transform: " + join(algorithm_names(), ", ") + "; task matmul: " + join(matmul_algorithm_names(), ", "));
   set.text("alpha", alpha, "three signs such as +++ or +-+",
            "scheduling vector (aQ, aR, aS): T = (aQ Q + aR R + aS S) mod P",
            [](std::string_view text) { SchedulingVector::parse(text); });
@@ -57,6 +64,7 @@ void RunConfig::declare(ParameterSet& set) {
   set.choice("values", values, {"on", "off"},
              "on: the nodes compute the values and every result is checked against the golden reference; off: time "
              "the run only (engines systemc and event): no tensor is allocated, no value computed or checked");
+  matmul.declare(set);
   set.path("chrome_trace", chrome_trace, "path of a .json file, or empty (at most 4096 nodes)",
            "Chrome trace-event file (opens in Perfetto): per node, the compute and roll spans of every step");
   set.path("vcd_trace", vcd_trace, "path of a .vcd file, or empty (at most 64 nodes)",
@@ -155,7 +163,26 @@ void check_process_grid(const RunConfig& config) {
 
 }  // namespace
 
+void check_files(const RunConfig& config, const std::vector<std::pair<const char*, std::string>>& inputs) {
+  if (!config.computes_values()) {
+    std::vector<std::pair<const char*, std::string>> files = inputs;
+    files.emplace_back("output", config.output);
+    for (const auto& [key, value] : files)
+      if (!value.empty())
+        throw std::invalid_argument(std::string(key) + ": '" + value + "' is not allowed with values: off, which computes no "
+                                    "values; allowed: values on, or no " + key);
+  }
+  for (const auto& [key, path] : {std::pair{"output", config.output}, std::pair{"report_json", config.report_json},
+                                   std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
+    check_writable(key, path);
+}
+
 ScalarType validate(const RunConfig& config) {
+  if (config.is_matmul()) return validate_matmul(config);
+  const std::vector<std::string> transforms_algorithms = algorithm_names();
+  if (std::find(transforms_algorithms.begin(), transforms_algorithms.end(), config.algorithm) == transforms_algorithms.end())
+    throw std::invalid_argument("algorithm: '" + config.algorithm + "' is not allowed with task: transform; allowed: " +
+                                join(transforms_algorithms, ", ") + " (or task: matmul)");
   check_process_grid(config);
   const BlockGrid grid = config.block_grid();  // at least one element per node along every axis
   // A buffer's words are indexed by 32-bit numbers in Programs and engines.
@@ -174,14 +201,7 @@ ScalarType validate(const RunConfig& config) {
   if (config.domain == "real" && complex)
     throw std::invalid_argument("domain: 'real' is not allowed with transform '" + config.transform +
                                 "' or this input; the data must be complex (domain: auto or complex)");
-  if (!config.computes_values())
-    for (const auto& [key, value] : {std::pair{"input", config.input}, std::pair{"output", config.output}})
-      if (!value.empty())
-        throw std::invalid_argument(std::string(key) + ": '" + value + "' is not allowed with values: off, which computes no "
-                                    "values; allowed: values on, or no " + key);
-  for (const auto& [key, path] : {std::pair{"output", config.output}, std::pair{"report_json", config.report_json},
-                                   std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
-    check_writable(key, path);
+  check_files(config, {{"input", config.input}});
   const std::size_t nodes = config.node_count();
   if (!config.chrome_trace.empty() && nodes > 4096)
     throw std::invalid_argument("chrome_trace: the torus has " + std::to_string(nodes) +

@@ -4,17 +4,22 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/scalar.hpp"
 #include "kernels/transform.hpp"
 #include "sim/block_grid.hpp"
 #include "sim/geometry.hpp"
+#include "sim/matmul_config.hpp"
 #include "sim/parameters.hpp"
 #include "sim/scheduling_vector.hpp"
 
 namespace torus {
 
 struct RunConfig {
+  std::string task = "transform";              // or matmul (matmul's own keys below)
+  MatmulConfig matmul;
   std::array<std::int64_t, 3> n{16, 16, 16};  // N1, N2, N3
   std::array<std::int64_t, 3> p{4, 4, 4};     // P1, P2, P3 (process_grid: explicit)
   std::string boundary = "torus";              // per axis: torus or mesh
@@ -52,6 +57,7 @@ struct RunConfig {
   bool runs_forward() const { return direction != "inverse"; }
   bool runs_inverse() const { return direction != "forward"; }
   bool computes_values() const { return values == "on"; }
+  bool is_matmul() const { return task == "matmul"; }
   SchedulingVector scheduling_vector() const { return SchedulingVector::parse(alpha); }
   TransformOptions transform_options() const;
 };
@@ -65,5 +71,8 @@ std::array<std::int64_t, 3> balanced_grid(std::int64_t nodes);
 // domain against transform and input file) and returns the element type the run uses. Throws std::invalid_argument naming
 // the parameter, the value and what is allowed.
 ScalarType validate(const RunConfig& config);
+// Refuses, with values off, the input files given in `inputs` (key, path) and an output; and
+// any output path that cannot be written.
+void check_files(const RunConfig& config, const std::vector<std::pair<const char*, std::string>>& inputs);
 
 }  // namespace torus

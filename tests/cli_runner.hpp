@@ -43,6 +43,22 @@ inline CliRun run_cli(const std::string& arguments) {
   return run;
 }
 
+// A file's bytes, empty when it cannot be read.
+inline std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A run's report without what describes the host or the engine rather than the simulated
+// machine: what two engines timing the same run must agree on, figure for figure.
+inline nlohmann::json report_machine_figures(nlohmann::json report) {
+  for (const char* key : {"engine", "wall_seconds", "machine"}) report.erase(key);
+  for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma",
+                           "fast_forward_note", "nodes_timed"})
+    report["timing"].erase(host);
+  return report;
+}
+
 // A sweep's table (JSON Lines) without the two columns that measure the host (wall time and
 // memory): what must be the same however the sweep was run.
 inline std::string deterministic_table(const std::string& results_dir) {

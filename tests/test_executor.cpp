@@ -47,7 +47,7 @@ RoundTrip<T> run_round_trip(const Tensor3<T>& x, const std::array<Matrix<T>, 3>&
   RoundTrip<T> run{make_algorithm("orbital")->build(
                        {TorusShape::cube(p), BlockGrid::cube(b, p), alpha, {TransformDirection::Forward, TransformDirection::Inverse}}),
                    {}};
-  run.result = execute_program(run.program, HostData<T>{x, {c, d}});
+  run.result = execute_program(run.program, HostData<T>{x, {c, d}, {}});
   return run;
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("the executor moves blocks, not a copy of the answer: identity shows t
   const Matrix<double> id = Matrix<double>::Identity(6, 6);
   for (const SchedulingVector& alpha : all_scheduling_vectors()) {
     const Program program = make_algorithm("orbital")->build({TorusShape::cube(3), BlockGrid::cube(2, 3), alpha, {TransformDirection::Forward}});
-    const ProgramResult<double> result = execute_program(program, HostData<double>{x, {{id, id, id}}});
+    const ProgramResult<double> result = execute_program(program, HostData<double>{x, {{id, id, id}}, {}});
     std::vector<OutputBlock> layout;
     CHECK(result.gather(program, "forward", &layout) == x);
     // The skewed layout: node (Q,R,S) holds output block (S, Q, T).
@@ -174,7 +174,7 @@ TEST_CASE("an unverified broken Program makes the executor stop, not compute gar
   compute->operand_tag.index[0] ^= 1;  // names a block the node does not hold
   const Tensor3<double> x(2, 2, 2);
   const Matrix<double> id = Matrix<double>::Identity(2, 2);
-  CHECK_THROWS_WITH(execute_program(program, HostData<double>{x, {{id, id, id}}}),
+  CHECK_THROWS_WITH(execute_program(program, HostData<double>{x, {{id, id, id}}, {}}),
                     Catch::Contains("node (0,0,0)") && Catch::Contains("operand buffer") &&
                         Catch::Contains("holds X(0,0,0) but the task names X(1,0,0)"));
 }

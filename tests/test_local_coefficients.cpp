@@ -55,7 +55,7 @@ void check_round_trip(const Shape& s, const std::string& spec, const std::string
   INFO((proof.ok() ? "" : proof.violations.front()));
   CHECK(proof.ok());
   const auto c = transform_matrices<T>(spec, s.n, D::Forward), d = transform_matrices<T>(spec, s.n, D::Inverse);
-  const HostData<T> host{random_tensor<T>(s.n, 21), {c, d}};
+  const HostData<T> host{random_tensor<T>(s.n, 21), {c, d}, {}};
   const ProgramResult<T> result = execute_program(program, host);
   const Tensor3<T> y = result.gather(program, "forward");
   CHECK(compare_to_golden(y, golden_transform(host.input, c), absolute_transform(host.input, c)).within_tolerance());
@@ -98,7 +98,7 @@ TEST_CASE("local coefficients: node (Q,R,S) starts with input block (Q,R,S) and 
   for (std::size_t a = 0; a < 3; ++a) id[a] = Matrix<double>::Identity(static_cast<Eigen::Index>(s.n[a]), static_cast<Eigen::Index>(s.n[a]));
   for (const std::string alpha : {"+++", "---"}) {
     const Program program = make_algorithm("orbital_local_coefficients")->build(problem(s, alpha, {D::Forward}));
-    const ProgramResult<double> result = execute_program(program, HostData<double>{x, {id}});
+    const ProgramResult<double> result = execute_program(program, HostData<double>{x, {id}, {}});
     std::vector<OutputBlock> layout;
     CHECK(result.gather(program, "forward", &layout) == x);  // identity: every value in place
     for (const OutputBlock& block : layout) {

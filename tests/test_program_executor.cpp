@@ -59,7 +59,7 @@ void check_orbital(int p, std::size_t b, const SchedulingVector& alpha, const Di
   INFO("P=" << p << " b=" << b << " alpha=" << alpha.to_string() << " transforms " << directions.size() << " first "
             << to_string(directions.front()));
   const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), BlockGrid::cube(b, p), alpha, directions});
-  HostData<T> host{random_tensor<T>(n, 7), {}};
+  HostData<T> host{random_tensor<T>(n, 7), {}, {}};
   for (const TransformDirection d : directions) host.coefficients.push_back(matrices_of<T>(n, d));
   const ProgramResult<T> result = execute_program(program, host);
   REQUIRE(result.per_transform.size() == directions.size());
@@ -99,9 +99,9 @@ Program ping_pong() {
   p.algorithm = "ping-pong";
   p.shape = TorusShape{2, 1, 1};
   p.grid = BlockGrid::make({2, 1, 1}, {2, 1, 1});
-  p.tag_kinds = {{"X", 3}, {"C1", 2, 1}, {"Y", 3}};
+  p.tag_kinds = {{"X", 3}, {"C1", 2, 1, {}}, {"Y", 3}};
   p.kernels = {cube_kernel(1, 1)};
-  p.host_arrays = {{"input", false, 0, 0}, {"forward C1", true, 1, 0}};
+  p.host_arrays = {{"input", false, 0, 0, {}, 0}, {"forward C1", true, 1, 0, {}, 0}};
   p.transforms = {"forward"};
   p.messages = {{0, 1, {Direction::PlusQ}, 1, {0, {0, 0, 0}}}, {1, 0, {Direction::MinusQ}, 1, {2, {0, 0, 0}}}};
   const TaskLabel first{0, 1, 0, 0}, second{0, 1, 1, 1};
@@ -229,7 +229,7 @@ TEMPLATE_TEST_CASE("execute_program in parallel passes gives the same bits and c
   const int p = 3;
   const Directions both{TransformDirection::Forward, TransformDirection::Inverse};
   const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), BlockGrid::cube(b, p), SchedulingVector::parse("+-+"), both});
-  HostData<T> host{random_tensor<T>(b * p, 11), {}};
+  HostData<T> host{random_tensor<T>(b * p, 11), {}, {}};
   for (const TransformDirection d : both) host.coefficients.push_back(matrices_of<T>(b * p, d));
   const bool split = is_complex_v<T>;
   for (const std::string schedule : {"interleaved", "chained"}) {

@@ -74,9 +74,9 @@ Program ping_pong(Topology topology = Topology::Torus) {
   p.algorithm = "ping-pong";
   p.shape = {2, 1, 1, {topology, topology, topology}};
   p.grid = BlockGrid::make({2, 1, 1}, {2, 1, 1});
-  p.tag_kinds = {{"X", 3}, {"C", 2, 1}, {"Y", 3}, {"Z", 3}};
+  p.tag_kinds = {{"X", 3}, {"C", 2, 1, {}}, {"Y", 3}, {"Z", 3}};
   p.kernels = {cube_kernel(1, 1)};
-  p.host_arrays = {{"input", false, 0, 0}, {"C1", true, 1, 0}};
+  p.host_arrays = {{"input", false, 0, 0, {}, 0}, {"C1", true, 1, 0, {}, 0}};
   p.messages = {{0, 1, {Direction::PlusQ}, 1, tag(X)}, {1, 0, {Direction::MinusQ}, 1, tag(Y)}};
   const NodeProgram blank{{{1, X}, {1, C}, {1, Y}, {1, Z}}, {}};
   p.nodes = {blank, blank};

@@ -109,7 +109,7 @@ TEST_CASE("the micro-program of a rectangular kernel updates each accumulator wo
 TEST_CASE("a Program names one kernel per mode and block extents, and words per block", "[sim][shapes][program]") {
   Program p;
   p.grid = BlockGrid::make({5, 4, 3}, {2, 2, 2});
-  p.tag_kinds = {{"X", 3}, {"C1", 2, 1}};
+  p.tag_kinds = {{"X", 3}, {"C1", 2, 1, {}}};
   CHECK(p.extents_of({0, {0, 1, 1}}) == Extents3{3, 2, 1});
   CHECK(p.extents_of({1, {0, 1, 0}}) == Extents3{3, 2, 1});  // C1(0,1): rows of block 0, columns of block 1
   CHECK(p.words_of({0, {1, 0, 0}}) == 2 * 2 * 2);
@@ -137,7 +137,7 @@ TEST_CASE("the orbital schedule with uneven blocks on a cube: proved, and golden
       CHECK(verification.ok());
       const std::array<Matrix<double>, 3> c = transform_matrices<double>("dct,dst,dht", n, D::Forward),
                                             d = transform_matrices<double>("dct,dst,dht", n, D::Inverse);
-      const HostData<double> host{random_tensor<double>(n, 9), {c, d}};
+      const HostData<double> host{random_tensor<double>(n, 9), {c, d}, {}};
       const ProgramResult<double> result = execute_program(program, host);
       const Tensor3<double> y = result.gather(program, "forward");
       CHECK(compare_to_golden(y, golden_transform(host.input, c), absolute_transform(host.input, c)).within_tolerance());

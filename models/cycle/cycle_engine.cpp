@@ -22,7 +22,7 @@ TopConfig top_config(const EngineInputs& in) {
   config.fma_per_cycle = static_cast<unsigned>(machine.fma_per_cycle);
   config.link_latency = static_cast<Cycle>(machine.link_latency);
   config.link_rate = machine.link_rate();
-  config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.grid.largest_words()));
+  config.link_buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.largest_block_words()));
   // A waveform samples every node every cycle, so nothing may be skipped while tracing.
   config.fast_forward = machine.fast_forward == "on" && in.run.vcd_trace.empty();
   config.stepping_nodes = machine.stepping_nodes(shape.node_count());

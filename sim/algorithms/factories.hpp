@@ -9,6 +9,9 @@ namespace torus {
 
 std::unique_ptr<Algorithm> make_orbital();
 std::unique_ptr<Algorithm> make_orbital_local_coefficients();
+// Matrix multiplication (sim/matmul.hpp).
+class MatmulAlgorithm;
+std::unique_ptr<MatmulAlgorithm> make_systolic();
 // The local-coefficient algorithm's own proofs on a Program (what its check() runs on the
 // Program it builds), for tests that break a Program on purpose.
 AlgorithmCheck prove_local_coefficients(const Program& program);

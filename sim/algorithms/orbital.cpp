@@ -79,16 +79,16 @@ class OrbitalBuilder {
                            problem_.alpha.to_string() + ", " + dirs + (quotient_ ? ", translation quotient" : "");
     for (std::size_t k = 0; k < block_kind_count; ++k) {
       const auto kind = static_cast<BlockKind>(k);
-      program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3, axis_of(kind)});
+      program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3, axis_of(kind), {}});
     }
     // With b x b x b blocks the three kernels in mode order; otherwise each as a step needs it.
     if (grid().uniform_cube())
       for (int mode = 1; mode <= 3; ++mode) program_.kernels.push_back(cube_kernel(mode, grid().axis[0].largest()));
-    program_.host_arrays.push_back({"input", false, 0, 0});
+    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0});
     for (std::size_t t = 0; t < schedules_.size(); ++t)
       for (int axis = 1; axis <= 3; ++axis)
         program_.host_arrays.push_back({to_string(schedules_[t].direction) + (t == 0 ? " C" : " D") + std::to_string(axis),
-                                        true, axis, t});
+                                        true, axis, t, {}, 0});
     // First buffers: one per kind, as large as the largest block of that kind. Second buffers
     // only for kinds that roll: the next block arrives there while the current one is used or
     // still leaving.

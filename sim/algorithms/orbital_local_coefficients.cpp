@@ -107,13 +107,13 @@ class LocalCoefficientBuilder {
                            " alpha=" + problem_.alpha.to_string() + ", " + dirs + (quotient_ ? ", translation quotient" : "");
     for (std::size_t k = 0; k < block_kind_count; ++k) {
       const auto kind = static_cast<BlockKind>(k);
-      program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3, axis_of(kind)});
+      program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3, axis_of(kind), {}});
     }
-    program_.host_arrays.push_back({"input", false, 0, 0});
+    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0});
     for (std::size_t t = 0; t < problem_.directions.size(); ++t)
       for (int axis = 1; axis <= 3; ++axis)
         program_.host_arrays.push_back({to_string(problem_.directions[t]) + (t == 0 ? " C" : " D") + std::to_string(axis), true,
-                                        axis, t});
+                                        axis, t, {}, 0});
     // One buffer per kind at its largest block (a coefficient buffer holds the block generated
     // for the step), and a second one for each kind that rolls: the next block arrives there.
     std::vector<BufferSpec> buffers;

@@ -25,7 +25,7 @@ inline Program empty_program(const TorusShape& shape, std::size_t b, std::size_t
   p.grid = BlockGrid::cube(b, static_cast<std::size_t>(std::max({shape.p1, shape.p2, shape.p3})));
   p.tag_kinds = {{"A", 3}, {"B", 3}};
   p.kernels = {cube_kernel(1, b)};
-  p.host_arrays = {{"input", false, 0, 0}};
+  p.host_arrays = {{"input", false, 0, 0, {}, 0}};
   p.transforms = {"forward"};
   p.stages = {{0, 1, 1, "hand-built", 1}};
   const auto words = static_cast<std::uint32_t>(b * b * b);

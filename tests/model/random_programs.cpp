@@ -79,8 +79,8 @@ class CaseBuilder {
   Program program() {
     const auto b = static_cast<std::size_t>(g_.choose(std::vector<int>{1, 2, 2, 3}));
     Program p = empty_program(g_.shape(), b, 0);
-    p.tag_kinds.push_back({"C", 2, 1});
-    p.host_arrays.push_back({"C1", true, 1, 0});
+    p.tag_kinds.push_back({"C", 2, 1, {}});
+    p.host_arrays.push_back({"C1", true, 1, 0, {}, 0});
     const auto cube = static_cast<std::uint32_t>(b * b * b), square = static_cast<std::uint32_t>(b * b);
     for (NodeProgram& node : p.nodes)
       for (std::uint32_t buffer = 0; buffer < buffer_count; ++buffer)
@@ -314,8 +314,8 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   }
   for (Program* p : {&c.whole, &c.quotient}) {
     *p = empty_program(shape, b, 0);
-    p->tag_kinds.push_back({"C", 2, 1});
-    p->host_arrays.push_back({"C1", true, 1, 0});
+    p->tag_kinds.push_back({"C", 2, 1, {}});
+    p->host_arrays.push_back({"C1", true, 1, 0, {}, 0});
     p->nodes.resize(p == &c.quotient ? 1 : shape.node_count());
     for (NodeProgram& node : p->nodes) {
       node.buffers.clear();

@@ -13,11 +13,6 @@ using namespace torus;
 
 namespace {
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 nlohmann::json machine_figures(nlohmann::json timing) {
   for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma",
                            "fast_forward_note", "nodes_timed"})

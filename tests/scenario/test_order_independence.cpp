@@ -22,11 +22,6 @@ nlohmann::json machine_figures(nlohmann::json timing) {
   return timing;
 }
 
-std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 }  // namespace
 
 TEST_CASE("nodes that fast-forward next to nodes that step: every figure equals the all-stepping run",

@@ -16,15 +16,6 @@ struct Case {
   std::string algorithm, n, p;
 };
 
-// The figures that describe the simulated machine (not the host or the engine).
-nlohmann::json machine_figures(nlohmann::json report) {
-  for (const char* key : {"engine", "wall_seconds", "machine"}) report.erase(key);
-  for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma",
-                           "fast_forward_note", "nodes_timed"})
-    report["timing"].erase(host);
-  return report;
-}
-
 // One case, one transform, one direction: golden-checked by every engine, the two timing
 // engines' reports equal.
 void check_case(const Case& c, const std::string& transform, const std::string& direction) {
@@ -41,7 +32,7 @@ void check_case(const Case& c, const std::string& transform, const std::string& 
   const CliRun event = run_cli(run + " --engine event --symmetry off");
   INFO(event.output);
   REQUIRE(event.exit_code == 0);
-  CHECK(machine_figures(systemc.report) == machine_figures(event.report));
+  CHECK(report_machine_figures(systemc.report) == report_machine_figures(event.report));
   // The paper's count generalised: N1 N2 N3 (N1 + N2 + N3) multiply-adds per transform.
   const auto& n = systemc.report;
   CHECK(n["transforms"][0]["scalar_multiply_adds"] == n["transforms"][0]["expected"]["scalar_multiply_adds"]);
@@ -141,7 +132,7 @@ TEST_CASE("local coefficients: one node timed for the torus gives every figure o
   REQUIRE(every.exit_code == 0);
   CHECK(one.report["timing"]["nodes_timed"] == 1);
   CHECK(every.report["timing"]["nodes_timed"] == 18);
-  nlohmann::json a = machine_figures(one.report), b = machine_figures(every.report);
+  nlohmann::json a = report_machine_figures(one.report), b = report_machine_figures(every.report);
   for (auto* r : {&a, &b})
     for (auto& t : (*r)["transforms"]) t.erase("verified");
   CHECK(a == b);
@@ -159,7 +150,7 @@ static void check_mesh(const std::string& run) {
   CHECK(systemc.report["passed"] == true);
   const CliRun event = run_cli(run + " --engine event --symmetry off");
   if (event.exit_code == 0) {
-    CHECK(machine_figures(systemc.report) == machine_figures(event.report));
+    CHECK(report_machine_figures(systemc.report) == report_machine_figures(event.report));
   } else {
     CHECK(event.exit_code == 2);
     CHECK_THAT(event.output, Catch::Contains("one hop only") && Catch::Contains("use engine systemc"));

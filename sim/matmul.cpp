@@ -1,0 +1,132 @@
+#include "sim/matmul.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/algorithms/factories.hpp"
+#include "sim/registry.hpp"
+
+namespace torus {
+namespace {
+
+const Registry<MatmulAlgorithm>& registry() {
+  static const Registry<MatmulAlgorithm> table("algorithm", {{"systolic", make_systolic}});
+  return table;
+}
+
+std::size_t as_size(std::int32_t i) { return static_cast<std::size_t>(i); }
+
+}  // namespace
+
+std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name) { return registry().make(name); }
+std::vector<std::string> matmul_algorithm_names() { return registry().names(); }
+
+Program matmul_skeleton(const MatmulProblem& problem, std::size_t k_parts, const std::string& algorithm) {
+  const auto rows = static_cast<std::size_t>(problem.rows()), columns = static_cast<std::size_t>(problem.columns());
+  Program p;
+  p.algorithm = algorithm;
+  p.shape = problem.shape;
+  p.grid = BlockGrid::make({problem.m, 1, problem.n}, {rows, 1, columns});
+  const BlockGrid a = BlockGrid::make({problem.m, 1, problem.k}, {rows, 1, k_parts});
+  const BlockGrid b = BlockGrid::make({problem.k, problem.n, 1}, {k_parts, columns, 1});
+  p.tag_kinds = {{"C", 3, 0, p.grid}, {"A", 3, 0, a}, {"B", 2, 0, b}};
+  p.host_arrays = {{"A", false, 0, 0, a, 0}, {"B", false, 0, 0, b, 1}};
+  p.transforms = {"matmul"};
+  p.description = fmt::format("C = A B, A {}x{}, B {}x{}, on a {}x{} array", problem.m, problem.k, problem.k, problem.n, rows, columns);
+  p.nodes.resize(problem.shape.node_count());
+  ProgramOutput out{matmul_output, 0, 1, {}, {}};
+  for (std::size_t node = 0; node < p.nodes.size(); ++node) {
+    const NodeCoord c = problem.shape.coord_of(node);
+    out.buffer.push_back(0);
+    out.tag.push_back({matmul_c, {c.q, 0, c.r}});
+  }
+  p.outputs.push_back(out);
+  return p;
+}
+
+MatmulCounts count_matmul(const Program& program) {
+  MatmulCounts c;
+  c.a_shifts_min = c.b_shifts_min = ~std::size_t{0};
+  std::set<std::uint32_t> steps;
+  for (const NodeProgram& node : program.nodes) {
+    std::size_t declared = 0, aligned = 0, a_words = 0, b_words = 0;
+    for (const BufferSpec& b : node.buffers) declared += b.words;
+    c.words_held_per_node = std::max(c.words_held_per_node, declared);
+    bool computed = false;
+    std::set<std::uint32_t> a_steps, b_steps;
+    for (const Task& task : node.tasks) {
+      if (task.kind == TaskKind::Compute) {
+        computed = true;
+        steps.insert(task.label.global_step);
+        ++c.block_products;
+        c.scalar_multiply_adds += program.kernels[task.kernel].multiply_adds();
+      }
+      if (task.kind != TaskKind::Send) continue;
+      const Message& m = program.messages[task.message];
+      if (!computed) {
+        aligned += m.words;
+        ++c.alignment_messages;
+        c.alignment_hops += m.route.size();
+        c.alignment_max_hops = std::max(c.alignment_max_hops, m.route.size());
+      } else if (m.tag.kind == matmul_a) {
+        a_steps.insert(task.label.global_step);
+        a_words += m.words;
+      } else if (m.tag.kind == matmul_b) {
+        b_steps.insert(task.label.global_step);
+        b_words += m.words;
+      }
+    }
+    c.alignment_words_per_node = std::max(c.alignment_words_per_node, aligned);
+    c.a_shifts = std::max(c.a_shifts, a_steps.size());
+    c.b_shifts = std::max(c.b_shifts, b_steps.size());
+    c.a_shifts_min = std::min(c.a_shifts_min, a_steps.size());
+    c.b_shifts_min = std::min(c.b_shifts_min, b_steps.size());
+    c.a_shift_words += a_words;
+    c.b_shift_words += b_words;
+    c.a_shift_words_per_node = std::max(c.a_shift_words_per_node, a_words);
+    c.b_shift_words_per_node = std::max(c.b_shift_words_per_node, b_words);
+  }
+  c.compute_steps = steps.size();
+  if (program.nodes.empty()) c.a_shifts_min = c.b_shifts_min = 0;
+  return c;
+}
+
+AlgorithmCheck prove_block_products(const Program& program) {
+  AlgorithmCheck check;
+  const auto fail = [&check](std::string text) {
+    if (check.violations.size() < 8) check.violations.push_back(std::move(text));
+    ++check.violation_count;
+  };
+  const std::size_t parts = program.tag_kinds.at(matmul_a).cut->axis[2].parts;
+  for (std::size_t node = 0; node < program.nodes.size(); ++node) {
+    const NodeCoord at = program.shape.coord_of(node);
+    const DataTag c{matmul_c, {at.q, 0, at.r}};
+    std::vector<int> done(parts, 0);
+    bool first = true;
+    for (const Task& t : program.nodes[node].tasks) {
+      if (t.kind != TaskKind::Compute) continue;
+      const DataTag& a = t.operand_tag;
+      const DataTag& b = t.coefficient_tag;
+      const bool fits = t.tag == c && t.zero_accumulator == first && a.kind == matmul_a && b.kind == matmul_b &&
+                        a.index[0] == at.q && a.index[1] == 0 && b.index[1] == at.r && b.index[2] == 0 &&
+                        a.index[2] == b.index[0] && a.index[2] >= 0 && as_size(a.index[2]) < parts;
+      if (!fits) {
+        fail(fmt::format("node {}: computes {} += {} x {}{}; it must add A(l,0,v) x B(v,m) into its own C(l,0,m), zeroing it "
+                         "first", program.describe_node(node), program.describe(t.tag), program.describe(a), program.describe(b),
+                         t.zero_accumulator ? " (zeroing)" : ""));
+        continue;
+      }
+      first = false;
+      ++done[as_size(a.index[2])];
+    }
+    for (std::size_t v = 0; v < parts; ++v)
+      if (done[v] != 1)
+        fail(fmt::format("node {}: the block product with inner block {} is done {} times; once is right",
+                         program.describe_node(node), v, done[v]));
+  }
+  return check;
+}
+
+}  // namespace torus

@@ -1,0 +1,83 @@
+#pragma once
+// Matrix multiplication on the torus (task: matmul): C = A B with A m x k and B k x n on an
+// Nr x Nc processor array laid on one Q x R plane of the torus (node (l, m) of the array is
+// torus node (Q, R, S) = (l, m, 0)). Its own extension point: one Program generator per
+// algorithm (sim/algorithms/), registered by name in sim/matmul.cpp and selected with
+// `algorithm`. A block product is a mode-3 product: C(l,m) (mb x 1 x nb) += A(l,v)
+// (mb x 1 x kb) x3 B(v,m) (kb x nb), so the engines run it like any other Program.
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/accuracy.hpp"
+#include "sim/algorithm.hpp"
+#include "sim/program.hpp"
+
+namespace torus {
+
+struct MatmulProblem {
+  TorusShape shape;  // Nr x Nc x 1
+  std::size_t m = 1, k = 1, n = 1;
+  int rows() const { return shape.p1; }     // Nr
+  int columns() const { return shape.p2; }  // Nc
+};
+
+// Names of what a matmul Program declares, shared by every matmul generator: tag kinds
+// (C 0, A 1, B 2), host arrays (A 0, B 1) and the one output.
+inline constexpr std::uint16_t matmul_c = 0, matmul_a = 1, matmul_b = 2;
+inline constexpr const char* matmul_output = "C";
+// A Program with C cut m x n over Nr x Nc (Program::grid is m x 1 x n), A cut along k into
+// `k_parts` blocks (A(l,0,v)) and B likewise (B(v,m)); no node holds a task yet.
+Program matmul_skeleton(const MatmulProblem& problem, std::size_t k_parts, const std::string& algorithm);
+
+// Counts read off a matmul Program (no arithmetic), machine-independent. A node's alignment
+// is every send before its first compute; a shift of an operand is a step in which the node
+// sends blocks of it after its first compute.
+struct MatmulCounts {
+  std::size_t compute_steps = 0;        // distinct steps with a block product
+  std::size_t block_products = 0;       // compute tasks, all nodes
+  std::size_t scalar_multiply_adds = 0; // m k n when every product is done once
+  std::size_t a_shifts = 0, b_shifts = 0;          // per node, the most over nodes
+  std::size_t a_shifts_min = 0, b_shifts_min = 0;  // per node, the fewest over nodes
+  std::size_t a_shift_words = 0, b_shift_words = 0;  // all nodes
+  std::size_t a_shift_words_per_node = 0, b_shift_words_per_node = 0;  // the most over nodes
+  std::size_t alignment_messages = 0, alignment_hops = 0, alignment_max_hops = 0;
+  std::size_t alignment_words_per_node = 0;  // sent, the most over nodes
+  std::size_t words_held_per_node = 0;       // buffers declared, the most over nodes
+};
+MatmulCounts count_matmul(const Program& program);
+
+// The matmul proof every generator's check() runs: at every node (l, m) the computes are
+// C(l,0,m) += A(l,0,v) x B(v,m) for every v of 0..k_parts-1 exactly once, the first zeroing
+// C. With the generic verifier (each buffer holds the block its tag says), this proves C = A B.
+AlgorithmCheck prove_block_products(const Program& program);
+
+// Contract: build() returns a Program that the generic verifier accepts, whose output "C"
+// holds C(l,0,m) at node (l, m); it throws std::invalid_argument naming the parameter when the
+// problem does not suit the algorithm. check() runs the algorithm's own proofs on it.
+class MatmulAlgorithm {
+ public:
+  virtual ~MatmulAlgorithm() = default;
+  virtual std::string name() const = 0;
+  // Throws std::invalid_argument naming the parameter when the problem does not suit it.
+  virtual void require(const MatmulProblem& problem) const = 0;
+  virtual Program build(const MatmulProblem& problem) const = 0;
+  virtual AlgorithmCheck check(const MatmulProblem& problem) const = 0;
+};
+
+std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name);
+std::vector<std::string> matmul_algorithm_names();
+
+// What a matmul run reports beyond the timing.
+struct MatmulOutcome {
+  MatmulProblem problem;
+  MatmulCounts counts;
+  std::size_t violations = 0;  // the algorithm's proofs and the generic verifier
+  std::string first_violation;
+  ErrorReport error;     // against the Eigen product
+  std::string mismatch;  // the first block beyond its bound, if any
+};
+
+}  // namespace torus

@@ -1,0 +1,89 @@
+#include "sim/matmul_run.hpp"
+
+#include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/memory_estimate.hpp"
+#include "sim/program_executor.hpp"
+#include "sim/report.hpp"
+
+namespace torus {
+
+MatmulOutcome prepare_matmul(const RunConfig& run, Program& program) {
+  MatmulOutcome outcome;
+  outcome.problem = matmul_problem_of(run);
+  const auto algorithm = make_matmul_algorithm(run.algorithm);
+  program = algorithm->build(outcome.problem);
+  const ProgramVerification verification = verify_program(program, 1);
+  if (!verification.ok())
+    throw std::logic_error("generated program is illegal: " + to_string(program, verification.violations.front()));
+  const AlgorithmCheck check = algorithm->check(outcome.problem);
+  outcome.violations = check.violation_count;
+  if (!check.violations.empty()) outcome.first_violation = check.violations.front();
+  outcome.counts = count_matmul(program);
+  return outcome;
+}
+
+namespace {
+
+// Operands, product, golden product and bound (tensors_bytes); node buffers, at most three
+// windows' worth of each operand (nodes_bytes); every node's messages and tasks, two per step
+// and operand (schedule_bytes).
+void check_matmul_memory(const RunConfig& run, const MatmulProblem& q, std::size_t element_bytes) {
+  MemoryEstimate e;
+  const auto m = static_cast<double>(q.m), k = static_cast<double>(q.k), n = static_cast<double>(q.n);
+  const auto nodes = static_cast<double>(q.shape.node_count());
+  const auto steps = static_cast<double>(std::lcm(q.rows(), q.columns()));
+  e.tensors_bytes = static_cast<double>(element_bytes) * (m * k + k * n + 3 * m * n) + 8 * m * n;
+  e.nodes_bytes = static_cast<double>(element_bytes) * (m * n + 3 * (m * k + k * n)) + nodes * 65536;
+  e.schedule_bytes = nodes * (steps * 6 + 8) * 256;
+  check_memory(e, run.max_memory, "smaller m, k, n or a smaller array");
+}
+
+std::size_t element_bytes(ScalarType scalar) {
+  return (scalar.precision == Precision::Single ? 4 : 8) * (scalar.domain == Domain::Complex ? 2 : 1);
+}
+
+}  // namespace
+
+RunReport describe_matmul_run(const RunConfig& run, ScalarType scalar) {
+  const MatmulProblem q = matmul_problem_of(run);
+  check_matmul_memory(run, q, element_bytes(scalar));
+  RunReport report;
+  report.task = "matmul";
+  report.algorithm = run.algorithm;
+  report.n = {q.m, q.k, q.n};
+  report.p = {q.rows(), q.columns(), 1};
+  report.boundary = boundary_text(q.shape);
+  const BlockGrid c = BlockGrid::make({q.m, 1, q.n}, {static_cast<std::size_t>(q.rows()), 1, static_cast<std::size_t>(q.columns())});
+  report.b = c.describe_blocks();
+  report.uniform_cube = false;
+  report.largest_block = {c.axis[0].largest(), 1, c.axis[2].largest()};
+  report.transform = "matmul";
+  report.scalar = scalar;
+  report.seed = run.seed;
+  const std::string random = "random (seed " + std::to_string(run.seed) + ")";
+  report.input = "A " + (run.matmul.input_a.empty() ? random : run.matmul.input_a) + ", B " +
+                 (run.matmul.input_b.empty() ? random : run.matmul.input_b);
+  report.fma_per_multiply_add = scalar.domain == Domain::Complex ? 4 : 1;
+  return report;
+}
+
+template <class T>
+Tensor3<T> matmul_functional(const RunConfig& run, RunReport& report) {
+  Program program;
+  MatmulOutcome outcome = prepare_matmul(run, program);
+  const HostData<T> host{Tensor3<T>(), {}, make_operands<T>(run)};
+  Tensor3<T> c = execute_program(program, host).gather(program, matmul_output);
+  check_product(outcome, c, host.operands, program);
+  report.matmul = outcome;
+  return c;
+}
+
+template Tensor3<float> matmul_functional(const RunConfig&, RunReport&);
+template Tensor3<double> matmul_functional(const RunConfig&, RunReport&);
+template Tensor3<std::complex<float>> matmul_functional(const RunConfig&, RunReport&);
+template Tensor3<std::complex<double>> matmul_functional(const RunConfig&, RunReport&);
+
+}  // namespace torus
