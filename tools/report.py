@@ -142,6 +142,8 @@ def node_count(row):
     from `nodes`), else P1 P2 P3 as swept."""
     if number(row.get("node_count")):
         return int(number(row["node_count"]))
+    if row.get("process_grid") == "balanced" and number(row.get("nodes")):
+        return int(number(row["nodes"]))  # a point that wrote no report: the grid it asked for
     p = extents(row["P"])
     return p[0] * p[1] * p[2]
 
@@ -309,8 +311,10 @@ def scaling_tables(rows):
                 cells.append("")
             elif r.get("status") == "ok":
                 cells.append(f"{number(r.get('seconds')):.4g}" if number(r.get("seconds")) is not None else "")
+            elif r.get("status") == "does not fit":
+                cells.append("does not fit")
             else:
-                cells.append(str(r.get("status")))
+                cells.append(f"{r.get('status')} (exit {r.get('exit_code')})")
         time_rows.append([n] + cells)
         ran = [(p, seconds(at.get((n, p)))) for p in nodes if seconds(at.get((n, p)))]
         base = ran[0] if ran else None
