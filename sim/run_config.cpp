@@ -101,8 +101,8 @@ std::array<std::int64_t, 3> RunConfig::torus_extents() const {
 
 TorusShape RunConfig::torus_shape() const {
   const std::array<std::int64_t, 3> e = torus_extents();
-  const auto nodes = static_cast<std::size_t>(e[0] * e[1] * e[2]);
-  return {static_cast<int>(e[0]), static_cast<int>(e[1]), static_cast<int>(e[2]), parse_boundary(boundary, nodes)};
+  const auto node_total = static_cast<std::size_t>(e[0] * e[1] * e[2]);
+  return {static_cast<int>(e[0]), static_cast<int>(e[1]), static_cast<int>(e[2]), parse_boundary(boundary, node_total)};
 }
 
 std::size_t RunConfig::node_count() const { return torus_shape().node_count(); }

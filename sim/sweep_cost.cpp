@@ -27,7 +27,7 @@ double cost_of(const RunConfig& run, const MachineConfig& machine) {
   const bool closed_form = run.algorithm == "orbital" && run.torus_shape().is_cube() && grid.uniform_cube();
   const double cycles =
       closed_form ? static_cast<double>(predict_cycles(machine, {static_cast<std::size_t>(run.torus_shape().p1),
-                                                                 grid.axis[0].largest(), transforms, run.runs_inverse(), split})
+                                                                 grid.axis[0].largest(), transforms, run.runs_inverse(), split, {}, {}})
                                             .cycles)
                   : multiply_adds / nodes;
   const double timed_nodes = times_translation_quotient(run, machine) ? 1 : nodes;

@@ -109,7 +109,7 @@ TEST_CASE("the micro-program of a rectangular kernel updates each accumulator wo
 TEST_CASE("a Program names one kernel per mode and block extents, and words per block", "[sim][shapes][program]") {
   Program p;
   p.grid = BlockGrid::make({5, 4, 3}, {2, 2, 2});
-  p.tag_kinds = {{"X", 3}, {"C1", 2, 1, {}}};
+  p.tag_kinds = {{"X", 3, 0, {}}, {"C1", 2, 1, {}}};
   CHECK(p.extents_of({0, {0, 1, 1}}) == Extents3{3, 2, 1});
   CHECK(p.extents_of({1, {0, 1, 0}}) == Extents3{3, 2, 1});  // C1(0,1): rows of block 0, columns of block 1
   CHECK(p.words_of({0, {1, 0, 0}}) == 2 * 2 * 2);
