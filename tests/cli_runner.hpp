@@ -51,11 +51,17 @@ inline std::string file_bytes(const std::string& path) {
 
 // A run's report without what describes the host or the engine rather than the simulated
 // machine: what two engines timing the same run must agree on, figure for figure.
-inline nlohmann::json report_machine_figures(nlohmann::json report) {
-  for (const char* key : {"engine", "wall_seconds", "machine"}) report.erase(key);
+// A report's timing without the figures that describe the host or the engine itself.
+inline nlohmann::json timing_machine_figures(nlohmann::json timing) {
   for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma",
                            "fast_forward_note", "nodes_timed"})
-    report["timing"].erase(host);
+    timing.erase(host);
+  return timing;
+}
+
+inline nlohmann::json report_machine_figures(nlohmann::json report) {
+  for (const char* key : {"engine", "wall_seconds", "machine"}) report.erase(key);
+  report["timing"] = timing_machine_figures(report["timing"]);
   return report;
 }
 
