@@ -1,6 +1,8 @@
 #include "models/simulation.hpp"
 
 #include <chrono>
+#include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <sys/resource.h>
@@ -13,6 +15,7 @@
 #include "sim/micro_schedule.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
+#include "sim/quotient_executor.hpp"
 #include "sim/progress_meter.hpp"
 #include "sim/matmul_run.hpp"
 #include "sim/run_inputs.hpp"
@@ -22,10 +25,16 @@ namespace {
 
 // What a run executes: the Program an engine times, and, when that is a translation quotient
 // and values are on, the whole Program whose untimed execution computes the values.
+// Values come from the whole Program, or, when the algorithm says what each node of the
+// quotient loads and outputs, from the quotient run on every node (`layout`: the quotient with
+// its outputs on every node, for gathering).
 struct RunPrograms {
   Program timed;
   std::optional<Program> whole;
-  const Program& values() const { return whole ? *whole : timed; }
+  std::optional<Program> layout;
+  std::vector<QuotientNodeBlocks> node_blocks;
+  const Program& values() const { return whole ? *whole : layout ? *layout : timed; }
+  bool values_apart() const { return whole || layout; }  // not the timed engine's own datapaths
 };
 
 Program verified(Program program) {
@@ -40,17 +49,26 @@ Program verified(Program program) {
 RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, std::vector<TransformOutcome>& outcomes) {
   const TransformProblem problem = problem_of(run);
   const auto algorithm = make_algorithm(run.algorithm);
-  const bool quotient = times_translation_quotient(run, machine), whole = !quotient || run.computes_values();
+  const bool quotient = times_translation_quotient(run, machine), values = run.computes_values();
+  const bool from_quotient = quotient && values && algorithm->quotient_values(problem);
+  const bool whole = (!quotient || values) && !from_quotient;
+  // The algorithm's own proofs need the whole schedule; a run on the quotient is proved on
+  // node (0,0,0)'s list (and, values on, by the golden check of every value).
   const AlgorithmCheck check = whole ? algorithm->check(problem) : AlgorithmCheck{};
   if (!check.ok()) throw std::logic_error("the algorithm's own checks fail: " + check.violations.front());
-  RunPrograms programs{quotient ? verified(algorithm->build_quotient(problem)) : verified(algorithm->build(problem)), {}};
+  RunPrograms programs{quotient ? verified(algorithm->build_quotient(problem)) : verified(algorithm->build(problem)), {}, {}, {}};
   if (quotient && whole) programs.whole = verified(algorithm->build(problem));
+  if (from_quotient) {
+    for (std::size_t n = 0; n < problem.shape.node_count(); ++n) programs.node_blocks.push_back(algorithm->node_blocks(problem, n));
+    programs.layout = programs.timed;
+    programs.layout->outputs = quotient_outputs(programs.timed, programs.node_blocks);
+  }
   const Program& counted = programs.values();
   for (std::size_t t = 0; t < problem.directions.size(); ++t) {
     TransformOutcome outcome;
     outcome.direction = problem.directions[t];
     outcome.schedule_violations = check.violation_count;
-    outcome.verified = whole ? "program" : "quotient";
+    outcome.verified = whole || !quotient ? "program" : "quotient";
     const ProgramCounts counts = count(counted, static_cast<std::uint32_t>(t));
     outcome.expected.steps = counts.steps;
     outcome.expected.block_multiply_adds = counts.compute_tasks;
@@ -65,26 +83,46 @@ RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, s
   return programs;
 }
 
+// The process's peak resident set so far.
+std::uint64_t peak_resident_bytes() {
+  rusage usage{};
+  return getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<std::uint64_t>(usage.ru_maxrss) * 1024 : 0;
+}
+
 // Where a node's buffer words are at the end of the run.
 template <class T>
 using BufferWords = std::function<const T*(std::size_t node, std::uint32_t buffer)>;
 
+// A named output of the run as a tensor, with where each block was (layout may be null).
 template <class T>
-Tensor3<T> gather(const Program& program, const BufferWords<T>& words, const std::string& name, std::vector<OutputBlock>* layout) {
-  return gather_output<T>(program, *program.output(name), words, layout);
+using GatherOutput = std::function<Tensor3<T>(const std::string& name, std::vector<OutputBlock>* layout)>;
+
+// Every output of `program` read off the node buffers at once, so that they can be freed before
+// the golden check (which holds several tensors of its own).
+template <class T>
+GatherOutput<T> gather_all(const Program& program, const BufferWords<T>& words) {
+  auto outputs = std::make_shared<std::map<std::string, std::pair<Tensor3<T>, std::vector<OutputBlock>>>>();
+  for (const ProgramOutput& out : program.outputs) {
+    auto& [tensor, layout] = (*outputs)[out.name];
+    tensor = gather_output<T>(program, out, words, &layout);
+  }
+  return [outputs](const std::string& name, std::vector<OutputBlock>* layout) {
+    const auto& [tensor, where] = outputs->at(name);
+    if (layout) *layout = where;
+    return tensor;
+  };
 }
 
 // The stages' results survive only for the run's last transform (an inverse after a forward
 // re-creates the forward's intermediate blocks).
 template <class T>
-std::string locate_wrong_stage(const Program& program, const BufferWords<T>& words, std::size_t transform,
+std::string locate_wrong_stage(const Program& program, const GatherOutput<T>& gather, std::size_t transform,
                                const Tensor3<T>& input, const Tensor3<T>& result, const std::array<Matrix<T>, 3>& matrices) {
   if (transform + 1 != program.transforms.size())
     return "stage not known: the next transform reused the intermediate blocks (run this direction alone to find it)";
   static const std::array<const char*, 4> roman = {"none", "I", "II", "III"};
   const std::string name = program.transforms[transform];
-  std::array<Tensor3<T>, 3> partials{gather<T>(program, words, name + " stage I", nullptr),
-                                     gather<T>(program, words, name + " stage II", nullptr),
+  std::array<Tensor3<T>, 3> partials{gather(name + " stage I", nullptr), gather(name + " stage II", nullptr),
                                      result};
   std::array<int, 3> modes{};
   for (std::size_t s = 0; s < 3; ++s) modes[s] = program.stages[3 * transform + s].mode;
@@ -124,8 +162,7 @@ TimedProgram time_program(EngineInputs inputs, bool inverse_last, std::uint64_t 
   timing.clock_hz = machine.clock_frequency();
   timing.words_link_buffers = direction_count * static_cast<std::uint64_t>(machine.link_buffer(program.largest_block_words()));
   timing.simulation_seconds = out.engine->seconds();
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) == 0) timing.peak_memory_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  timing.peak_memory_bytes = peak_resident_bytes();
   timing.analytic = predicted;
   report.timing = timing;
   return out;
@@ -162,7 +199,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   const TimedProgram timed = time_program(
       {run, machine, fault, program, split,
        [&](std::size_t node) {
-         return values && !programs.whole ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T));
+         return values && !programs.values_apart() ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T));
        },
        {}},
       inverse_last, multiply_adds * cost * program.transforms.size(), progress, report);
@@ -170,15 +207,23 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   const EngineRecords& records = timed.records;
   report.timing->memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());
 
-  std::optional<ProgramResult<T>> computed;
-  if (values && programs.whole) computed = compute_values(*programs.whole, host, machine, split);
+  std::optional<NodeBuffers<T>> computed;
+  if (values && programs.whole) computed = compute_values(*programs.whole, host, machine, split).buffers;
+  if (values && programs.layout) computed = execute_quotient(program, programs.node_blocks, host, machine.host_threads());
   std::vector<std::vector<T>> read_back(program.node_count());
   const BufferWords<T> words = [&](std::size_t node, std::uint32_t buffer) -> const T* {
-    if (computed) return computed->buffers[node][buffer].data();
+    if (computed) return (*computed)[node][buffer].data();
     read_back[node] = buffer_values<T>(engine->datapath(node), buffer, program.nodes[node].buffers[buffer].words);
     return read_back[node].data();
   };
   const Program& holder = programs.values();
+  GatherOutput<T> gather = [&](const std::string& name, std::vector<OutputBlock>* layout) {
+    return gather_output<T>(holder, *holder.output(name), words, layout);
+  };
+  if (computed) {
+    gather = gather_all<T>(holder, words);
+    computed.reset();
+  }
   Tensor3<T> input = host.input, result, y_hat;
   report.values = values;
   for (std::size_t t = 0; t < program.transforms.size(); ++t) {
@@ -188,16 +233,17 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
       continue;
     }
     std::vector<OutputBlock> layout;
-    result = gather<T>(holder, words, holder.transforms[t], &layout);
+    result = gather(holder.transforms[t], &layout);
     TransformOutcome& outcome = report.transforms[t];
     const auto& matrices = outcome.direction == TransformDirection::Forward ? c.forward : c.inverse;
-    check_against_golden(outcome, input, result, holder, layout, matrices);
-    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(holder, words, t, input, result, matrices);
+    check_against_golden(outcome, input, result, holder, layout, matrices, machine.host_threads());
+    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(holder, gather, t, input, result, matrices);
     outcome.measured = measured_counts(program, records, static_cast<std::uint32_t>(t), report.fma_per_multiply_add);
     if (outcome.direction == TransformDirection::Forward) y_hat = result;
     input = result;
   }
   if (values && run.runs_forward() && run.runs_inverse()) report.round_trip = round_trip_error(result, host.input, y_hat, c);
+  report.timing->peak_memory_bytes = peak_resident_bytes();  // values and their check included
   return result;
 }
 

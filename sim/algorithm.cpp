@@ -28,6 +28,12 @@ Program Algorithm::build_quotient(const TransformProblem&) const {
   throw std::logic_error("algorithm " + name() + " has no translation quotient: its nodes do not all run the same task list");
 }
 
+bool Algorithm::quotient_values(const TransformProblem&) const { return false; }
+
+QuotientNodeBlocks Algorithm::node_blocks(const TransformProblem&, std::size_t) const {
+  throw std::logic_error("algorithm " + name() + " cannot compute values from its translation quotient");
+}
+
 bool times_translation_quotient(const RunConfig& run, const MachineConfig& machine) {
   return machine.engine == "event" && machine.symmetry == "auto" && run.chrome_trace.empty() &&
          make_algorithm(run.algorithm)->translation_invariant(problem_of(run));

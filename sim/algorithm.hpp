@@ -50,6 +50,11 @@ class Algorithm {
   // The default has none and throws std::logic_error.
   virtual bool translation_invariant(const TransformProblem& problem) const;
   virtual Program build_quotient(const TransformProblem& problem) const;
+  // Whether node_blocks() says, for every node of build_quotient()'s Program, which blocks it
+  // loads and outputs; then values come from the quotient (sim/quotient_executor.hpp) and the
+  // whole Program is never built. The default has no such table and node_blocks() throws.
+  virtual bool quotient_values(const TransformProblem& problem) const;
+  virtual QuotientNodeBlocks node_blocks(const TransformProblem& problem, std::size_t node) const;
   // Whether nodes generate their coefficient blocks from local tables (Program::coefficients_local).
   virtual bool coefficients_local() const { return false; }
 };

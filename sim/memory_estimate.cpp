@@ -93,6 +93,8 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
     e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }
   const bool one_node = times_translation_quotient(run, machine);
+  const bool quotient_values =
+      one_node && run.computes_values() && make_algorithm(run.algorithm)->quotient_values(problem_of(run));
   const double largest_block = std::ceil(n1 / static_cast<double>(parts[0])) * std::ceil(n2 / static_cast<double>(parts[1])) *
                                std::ceil(n3 / static_cast<double>(parts[2]));
   // Engine event with values off and closed forms for every compute and message: a few times
@@ -112,15 +114,21 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
     // times (up to about 2 (B + b^3) of them), and per node and step the state of the
     // messages it sends. Fitted to measured peaks at b = 4, P = 8 and 16.
     e.nodes_bytes += nodes * ((p > 1 ? 1100 : 500) * b * b * b + 8192 + steps * 800);
-  } else if (one_node && run.computes_values()) {
+  } else if (one_node && run.computes_values() && !quotient_values) {
     // Values computed beside the one timed node: per node and step the messages in flight,
     // the steps it opened and its counts.
     e.nodes_bytes += nodes * steps * 220;
+  } else if (quotient_values) {
+    // Values from the quotient on every node: per node its blocks, coordinates and pending
+    // receives (sim/quotient_executor.hpp); the blocks in flight are in the words above.
+    e.nodes_bytes += nodes * 1024.0;
   }
   // The orbital schedule (3P steps of P^3 block multiply-adds) and the Program: per node and
-  // step a compute, two sends and two receives, and per send a message with its route.
-  const double program = nodes * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
-  e.schedule_bytes = steps * nodes * 100.0 + program;
+  // step a compute, two sends and two receives, and per send a message with its route. Values
+  // from the quotient build neither: one node's list and no schedule proof.
+  const double listed = quotient_values ? 1 : nodes;
+  const double program = listed * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
+  e.schedule_bytes = (quotient_values ? 0 : steps * nodes * 100.0) + program;
   // Shared by all nodes: the micro-program of each of the three kernels (16 bytes per fma) and
   // the fma schedules cached for whole computes (8 bytes per fma each). A kernel has b^4 fma,
   // four times as many for complex data on a real unit. Measured peaks per kernel fma: engine

@@ -152,6 +152,14 @@ struct StageInfo {
   std::uint32_t steps = 0;
 };
 
+// What tells one node of a translation quotient from another when values are computed: the
+// host blocks its loads take (in the order of the quotient's load tasks) and the blocks its
+// outputs hold (in Program::outputs order). The quotient itself carries block kinds only.
+struct QuotientNodeBlocks {
+  std::vector<HostBlock> loads;
+  std::vector<DataTag> outputs;
+};
+
 struct Program {
   std::string algorithm;      // the generator's registered name
   std::string description;    // one line: problem and parameters

@@ -105,6 +105,17 @@ Schedule generate_schedule(const TorusShape& shape, const BlockGrid& grid, const
 Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, const SchedulingVector& alpha,
                            TransformDirection direction, ScheduleNodes nodes = ScheduleNodes::All);
 
+// Node `node`'s share of generate_schedule(..., All), without the steps: what it holds at the
+// start (its entries of Schedule::initial, in that order) and the accumulator each stage
+// creates on it. The shape and grid must be ones generate_schedule accepts.
+struct NodePlacements {
+  BlockKind input_kind{};
+  std::vector<BlockId> initial;
+  std::array<BlockId, 3> created{};
+};
+NodePlacements node_placements(const TorusShape& shape, const SchedulingVector& alpha, TransformDirection direction,
+                               std::size_t node);
+
 // Where a block of `kind` sits at the start (or end) of the schedule: the node of each
 // initial placement / of each stage-III accumulator after its final roll.
 std::vector<Placement> final_layout(const Schedule& schedule);

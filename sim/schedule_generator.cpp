@@ -148,6 +148,19 @@ Schedule generate_schedule(const TorusShape& shape, const BlockGrid& grid, const
   return schedule;
 }
 
+NodePlacements node_placements(const TorusShape& shape, const SchedulingVector& alpha, TransformDirection direction,
+                               std::size_t node) {
+  const auto& forms = direction == TransformDirection::Forward ? forward_forms : inverse_forms;
+  const NodeCoord at = shape.coord_of(node);
+  const int k = alpha.time_of(at, shape.p1);
+  NodePlacements out;
+  out.input_kind = forms[0].operand.kind;
+  out.initial.push_back(instantiate(forms[0].operand, at, k));
+  for (const StageForm& form : forms) out.initial.push_back(instantiate(form.coefficient, at, k));
+  for (std::size_t s = 0; s < 3; ++s) out.created[s] = instantiate(forms[s].accumulator, at, k);
+  return out;
+}
+
 Schedule generate_schedule(const TorusShape& shape, std::size_t block_size, const SchedulingVector& alpha,
                            TransformDirection direction, ScheduleNodes nodes) {
   if (block_size < 1) throw std::invalid_argument("b: block size 0 is not allowed; b = N/P must be at least 1");

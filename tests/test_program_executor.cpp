@@ -10,6 +10,7 @@
 #include "sim/algorithm.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/run_inputs.hpp"
+#include "transform_matrices.hpp"
 
 using namespace torus;
 
@@ -17,15 +18,10 @@ namespace {
 
 using Directions = std::vector<TransformDirection>;
 
+// The run's matrices for data of type T: the DCT for real data, the DFT for complex.
 template <class T>
 std::array<Matrix<T>, 3> matrices_of(std::size_t n, TransformDirection direction) {
-  const AxisTransforms transforms = parse_axis_transforms(is_complex_v<T> ? "dft" : "dct", {});
-  std::array<Matrix<T>, 3> out;
-  for (std::size_t a = 0; a < 3; ++a) {
-    const CoefficientMatrices m = transforms.axis[a]->matrices(n);
-    out[a] = round_coefficients<T>(direction == TransformDirection::Forward ? m.forward : m.inverse);
-  }
-  return out;
+  return transform_matrices<T>(is_complex_v<T> ? "dft" : "dct", {n, n, n}, direction);
 }
 
 // The counts of one orbital transform: 3P steps, 3P^4 block and 3N^4 scalar multiply-adds,

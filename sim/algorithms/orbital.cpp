@@ -22,6 +22,16 @@ std::vector<Schedule> schedules_of(const TransformProblem& problem, ScheduleNode
   return out;
 }
 
+// The host array a block of `kind` is loaded from: the input, or transform t's matrix of its axis.
+std::uint16_t host_array(std::size_t transform, BlockKind kind) {
+  if (!is_coefficient(kind)) return 0;
+  return static_cast<std::uint16_t>(1 + 3 * transform + (static_cast<std::size_t>(kind) - static_cast<std::size_t>(BlockKind::Coef1)));
+}
+
+DataTag real_tag(const BlockId& block) {
+  return {static_cast<std::uint16_t>(block.kind), {block.index[0], block.index[1], block.index[2]}};
+}
+
 // Builds the Program step by step, keeping per node which block each buffer holds (so every
 // message carries the tag of what it really moves). As a translation quotient it builds node
 // (0,0,0) alone from a schedule listing only that node: every node's stage forms, buffers and
@@ -48,7 +58,7 @@ class OrbitalBuilder {
   std::size_t node_count() const { return quotient_ ? 1 : shape().node_count(); }
   DataTag tag_of(const BlockId& block) const {
     if (quotient_) return {static_cast<std::uint16_t>(block.kind), {0, 0, 0}};
-    return {static_cast<std::uint16_t>(block.kind), {block.index[0], block.index[1], block.index[2]}};
+    return real_tag(block);
   }
   std::size_t receiver(std::size_t node, Direction direction) const {
     if (quotient_) return node;  // its neighbour's copy of the message arrives here
@@ -112,11 +122,6 @@ class OrbitalBuilder {
                                    static_cast<std::uint32_t>(s.stages[static_cast<std::size_t>(st)].number),
                                    s.stages[static_cast<std::size_t>(st)].mode, s.stages[static_cast<std::size_t>(st)].summary,
                                    static_cast<std::uint32_t>(s.stages[static_cast<std::size_t>(st)].steps.size())});
-  }
-
-  std::uint16_t host_array(std::size_t transform, BlockKind kind) const {
-    if (!is_coefficient(kind)) return 0;
-    return static_cast<std::uint16_t>(1 + 3 * transform + (static_cast<std::size_t>(kind) - static_cast<std::size_t>(BlockKind::Coef1)));
   }
 
   // The kinds the step after `global` creates afresh (their arriving words are dead).
@@ -254,6 +259,25 @@ class Orbital final : public Algorithm {
   }
   Program build_quotient(const TransformProblem& problem) const override {
     return OrbitalBuilder(problem, schedules_of(problem, ScheduleNodes::FirstOnly), true).build();
+  }
+  // A node's loads are its placements at the start of each transform (the input only for the
+  // first), as emit_step lists them; its outputs are the accumulators its stages create, which
+  // check() proves are home again when each stage ends.
+  bool quotient_values(const TransformProblem& problem) const override { return translation_invariant(problem); }
+  QuotientNodeBlocks node_blocks(const TransformProblem& problem, std::size_t node) const override {
+    QuotientNodeBlocks out;
+    std::array<BlockId, 3> last_created{};
+    for (std::size_t t = 0; t < problem.directions.size(); ++t) {
+      const NodePlacements placed = node_placements(problem.shape, problem.alpha, problem.directions[t], node);
+      for (const BlockId& block : placed.initial)
+        if (t == 0 || block.kind != placed.input_kind)
+          out.loads.push_back({host_array(t, block.kind), {block.index[0], block.index[1], block.index[2]}});
+      out.outputs.push_back(real_tag(placed.created[2]));
+      last_created = placed.created;
+    }
+    out.outputs.push_back(real_tag(last_created[0]));
+    out.outputs.push_back(real_tag(last_created[1]));
+    return out;
   }
   AlgorithmCheck check(const TransformProblem& problem) const override {
     AlgorithmCheck out;
