@@ -131,14 +131,11 @@ std::string locate_wrong_stage(const Program& program, const GatherOutput<T>& ga
          (stage > 0 ? " (" + program.stages[3 * transform + static_cast<std::size_t>(stage - 1)].summary + ")" : "");
 }
 
-// The values of the whole Program, untimed, in parallel over nodes: each compute in its
-// kernel's micro-program order, so they are the bits a timing engine computes.
+// The values of the whole Program, untimed, in parallel over nodes: each compute in the
+// machine's fma order, so they are the bits a timing engine computes.
 template <class T>
-ProgramResult<T> compute_values(const Program& program, const HostData<T>& host, const MachineConfig& machine, bool split) {
-  const auto schedule = make_micro_schedule(machine.micro_schedule);
-  std::vector<MicroProgram> micro;
-  for (const KernelSpec& k : program.kernels) micro.push_back(schedule->build(k, split));
-  return execute_program(program, host, ExecutorOptions{machine.host_threads(), &micro});
+ProgramResult<T> compute_values(const Program& program, const HostData<T>& host, const MachineConfig& machine) {
+  return execute_program(program, host, ExecutorOptions{machine.host_threads(), true});
 }
 
 }  // namespace
@@ -208,7 +205,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   report.timing->memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());
 
   std::optional<NodeBuffers<T>> computed;
-  if (values && programs.whole) computed = compute_values(*programs.whole, host, machine, split).buffers;
+  if (values && programs.whole) computed = compute_values(*programs.whole, host, machine).buffers;
   if (values && programs.layout) computed = execute_quotient(program, programs.node_blocks, host, machine.host_threads());
   std::vector<std::vector<T>> read_back(program.node_count());
   const BufferWords<T> words = [&](std::size_t node, std::uint32_t buffer) -> const T* {

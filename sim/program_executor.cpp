@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "kernels/mode_product.hpp"
-#include "sim/micro_kernel.hpp"
+#include "sim/block_kernel.hpp"
 
 namespace torus {
 namespace {
@@ -242,9 +242,8 @@ class Machine {
     const KernelSpec& kernel = p_.kernels[task.kernel];
     const T* operand = result_.buffers[n][task.operand].data();
     const T* coefficient = result_.buffers[n][task.coefficient].data();
-    if (options_.micro) {
-      const std::vector<FmaInstruction>& program = (*options_.micro)[task.kernel].instructions;
-      run_fma(program.data(), program.size(), acc.data(), operand, coefficient);
+    if (options_.machine_order) {
+      multiply_add_block(kernel, acc.data(), operand, coefficient);
     } else {
       mode_product_accumulate(acc.data(), kernel.accumulator, operand, kernel.operand, coefficient, kernel.mode);
     }

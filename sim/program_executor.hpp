@@ -24,7 +24,6 @@
 #include "kernels/tensor3.hpp"
 #include "sim/execution_counts.hpp"
 #include "sim/host_data.hpp"
-#include "sim/micro_schedule.hpp"
 #include "sim/program.hpp"
 
 namespace torus {
@@ -48,10 +47,10 @@ struct ProgramResult {
 // (verify_program) for diagnostics of every problem at once.
 struct ExecutorOptions {
   unsigned threads = 1;  // at least 1
-  // When set (indexed like Program::kernels), each compute runs its kernel's micro-program in
-  // the machine's fma order, bit-identical to the timing engines' values; when not, a dense
-  // mode product (kernels/mode_product.hpp).
-  const std::vector<MicroProgram>* micro = nullptr;
+  // Each compute in the machine's fma order (sim/block_kernel.hpp), bit-identical to the timing
+  // engines' values under every micro-schedule; otherwise a dense mode product
+  // (kernels/mode_product.hpp), as the functional engine does.
+  bool machine_order = false;
 };
 
 template <class T>
