@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/algorithms/ring_matmul.hpp"
 #include "sim/memory_estimate.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/report.hpp"
@@ -22,6 +23,11 @@ MatmulOutcome prepare_matmul(const RunConfig& run, Program& program) {
   outcome.violations = check.violation_count;
   if (!check.violations.empty()) outcome.first_violation = check.violations.front();
   outcome.counts = count_matmul(program);
+  if (is_ring_algorithm(run.algorithm)) {
+    const RingPlan plan = plan_ring_matmul(outcome.problem, run.algorithm);
+    outcome.stride = plan.stride;
+    outcome.mapping = plan.plane ? "plane" : "ring";
+  }
   return outcome;
 }
 
@@ -56,7 +62,10 @@ RunReport describe_matmul_run(const RunConfig& run, ScalarType scalar) {
   report.n = {q.m, q.k, q.n};
   report.p = {q.rows(), q.columns(), 1};
   report.boundary = boundary_text(q.shape);
-  const BlockGrid c = BlockGrid::make({q.m, 1, q.n}, {static_cast<std::size_t>(q.rows()), 1, static_cast<std::size_t>(q.columns())});
+  // The ring algorithms cut C into p column blocks, the others into Nr x Nc blocks.
+  const BlockGrid c = BlockGrid::make({q.m, 1, q.n}, is_ring_algorithm(run.algorithm) ? std::array<std::size_t, 3>{1, 1, q.shape.node_count()}
+                                                          : std::array<std::size_t, 3>{static_cast<std::size_t>(q.rows()), 1,
+                                                                                       static_cast<std::size_t>(q.columns())});
   report.b = c.describe_blocks();
   report.uniform_cube = false;
   report.largest_block = {c.axis[0].largest(), 1, c.axis[2].largest()};
