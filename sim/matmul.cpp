@@ -1,6 +1,7 @@
 #include "sim/matmul.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -80,19 +81,71 @@ struct ShiftTally {
 
 }  // namespace
 
+namespace {
+
+// The sends of a node that pass on a block it received and never reads (a relay at a
+// dateline): task index -> the message it passes on.
+std::map<std::size_t, std::uint32_t> relays_of(const NodeProgram& node) {
+  std::set<std::uint32_t> read;
+  for (const Task& t : node.tasks)
+    if (t.kind == TaskKind::Compute) read.insert({t.buffer, t.operand, t.coefficient});
+  std::map<std::uint32_t, std::uint32_t> received;  // buffer -> the last message into it
+  std::map<std::size_t, std::uint32_t> relays;
+  for (std::size_t k = 0; k < node.tasks.size(); ++k) {
+    const Task& t = node.tasks[k];
+    if (t.kind == TaskKind::Receive) received[t.buffer] = t.message;
+    if (t.kind == TaskKind::Load) received.erase(t.buffer);
+    if (t.kind == TaskKind::Send && !read.contains(t.buffer) && received.contains(t.buffer)) relays[k] = received[t.buffer];
+  }
+  return relays;
+}
+
+// Per message: part of the alignment (its block left its first sender before that node's
+// first compute), so that a relay belongs to the phase of what it passes on.
+std::vector<bool> alignment_messages(const Program& program, const std::vector<std::map<std::size_t, std::uint32_t>>& relays) {
+  std::vector<int> aligned(program.messages.size(), -1);
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    bool computed = false;
+    const auto& tasks = program.nodes[n].tasks;
+    for (std::size_t k = 0; k < tasks.size(); ++k) {
+      computed = computed || tasks[k].kind == TaskKind::Compute;
+      if (tasks[k].kind == TaskKind::Send && !relays[n].contains(k)) aligned[tasks[k].message] = computed ? 0 : 1;
+    }
+  }
+  for (bool changed = true; changed;) {  // relays of relays: one pass per relay on a route
+    changed = false;
+    for (std::size_t n = 0; n < program.nodes.size(); ++n)
+      for (const auto& [k, in] : relays[n]) {
+        const std::uint32_t out = program.nodes[n].tasks[k].message;
+        if (aligned[out] < 0 && aligned[in] >= 0) {
+          aligned[out] = aligned[in];
+          changed = true;
+        }
+      }
+  }
+  std::vector<bool> out(aligned.size());
+  for (std::size_t m = 0; m < aligned.size(); ++m) out[m] = aligned[m] == 1;
+  return out;
+}
+
+}  // namespace
+
 MatmulCounts count_matmul(const Program& program) {
   MatmulCounts c;
   c.a_shifts_min = c.b_shifts_min = c.c_shifts_min = ~std::size_t{0};
+  std::vector<std::map<std::size_t, std::uint32_t>> relays;
+  for (const NodeProgram& node : program.nodes) relays.push_back(relays_of(node));
+  const std::vector<bool> aligned_message = alignment_messages(program, relays);
   std::set<std::uint32_t> steps, alignment_steps;
-  for (const NodeProgram& node : program.nodes) {
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    const NodeProgram& node = program.nodes[n];
     std::size_t declared = 0, aligned = 0;
     for (const BufferSpec& b : node.buffers) declared += b.words;
     c.words_held_per_node = std::max(c.words_held_per_node, declared);
-    bool computed = false;
     std::array<ShiftTally, 3> shifts;  // by tag kind: C, A, B
-    for (const Task& task : node.tasks) {
+    for (std::size_t k = 0; k < node.tasks.size(); ++k) {
+      const Task& task = node.tasks[k];
       if (task.kind == TaskKind::Compute) {
-        computed = true;
         const std::size_t work = program.kernels[task.kernel].multiply_adds();
         if (task.coefficient_tag.kind == matmul_one) {
           ++c.block_adds;
@@ -105,14 +158,15 @@ MatmulCounts count_matmul(const Program& program) {
       }
       if (task.kind != TaskKind::Send) continue;
       const Message& m = program.messages[task.message];
-      if (!computed) {
+      const bool relay = relays[n].contains(k);  // words and hops count, its step is its sender's
+      if (aligned_message[task.message]) {
         aligned += m.words;
-        alignment_steps.insert(task.label.global_step);
+        if (!relay) alignment_steps.insert(task.label.global_step);
         ++c.alignment_messages;
         c.alignment_hops += m.route.size();
         c.alignment_max_hops = std::max(c.alignment_max_hops, m.route.size());
       } else if (m.tag.kind <= matmul_b) {
-        shifts[m.tag.kind].steps.insert(task.label.global_step);
+        if (!relay) shifts[m.tag.kind].steps.insert(task.label.global_step);
         shifts[m.tag.kind].words += m.words;
         c.max_shift_hops = std::max(c.max_shift_hops, m.route.size());
       }

@@ -54,7 +54,9 @@ Program matmul_skeleton(const MatmulProblem& problem, std::size_t k_parts, const
 
 // Counts read off a matmul Program (no arithmetic), machine-independent. A node's alignment
 // is every send before its first compute; a shift of an operand is a step in which the node
-// sends blocks of it after its first compute.
+// sends blocks of it after its first compute. A relay (a send of a block the node received and
+// never reads, at a dateline) belongs to the phase of the message it passes on: its words and
+// hops count there, but not its step.
 struct MatmulCounts {
   std::size_t compute_steps = 0;        // distinct steps with a block product
   std::size_t block_products = 0;       // compute tasks, all nodes

@@ -78,14 +78,6 @@ class RingBuilder {
     if (!plane_) return wrap(static_cast<std::ptrdiff_t>(x) + ones + k * strides, p_count_);
     return wrap(static_cast<std::ptrdiff_t>(x % k_) + ones, k_) + k_ * wrap(static_cast<std::ptrdiff_t>(x / k_) + strides, kt_);
   }
-  // (l, r) with to = from + l + K r.
-  std::pair<std::size_t, std::size_t> offset(std::size_t from, std::size_t to) const {
-    if (!plane_) {
-      const std::size_t d = (to + p_count_ - from) % p_count_;
-      return {d % k_, d / k_};
-    }
-    return {(to % k_ + k_ - from % k_) % k_, (to / k_ + kt_ - from / k_) % kt_};
-  }
   // ---- tags, buffers, tasks ----
   static DataTag c_tag(std::size_t j) { return {matmul_c, {0, 0, static_cast<std::int32_t>(j)}}; }
   static DataTag a_tag(std::size_t v) { return {matmul_a, {0, 0, static_cast<std::int32_t>(v)}}; }
@@ -165,13 +157,16 @@ class RingBuilder {
   struct Relay {
     std::size_t at;
     std::uint32_t in, out;
+    std::size_t need;  // the pre-shift's: the step whose product uses the block
   };
+  static constexpr std::size_t any_step = ~std::size_t{0};
   struct Move {
     std::uint32_t first = 0, last = 0;  // the sender's message and the receiver's
   };
   bool dateline(std::size_t x) const { return plane_ ? x % k_ == 0 : x == 0; }
   // `t` from x by `count` steps of +-1 (along_k: of +-K on the plane), in legs, for `phase`.
-  Move chain(std::size_t x, std::ptrdiff_t sign, bool along_k, std::size_t count, const DataTag& t, std::size_t phase) {
+  Move chain(std::size_t x, std::ptrdiff_t sign, bool along_k, std::size_t count, const DataTag& t, std::size_t phase,
+             std::size_t need = 0) {
     Move move;
     const std::size_t from = x;
     std::size_t start = x;
@@ -184,19 +179,20 @@ class RingBuilder {
       const std::uint32_t id = message(start, x, std::move(hops), t);
       hops.clear();
       if (start == from) move.first = id;
-      else relays_[phase].push_back({start, move.last, id});
+      else relays_[phase].push_back({start, move.last, id, need});
       move.last = id;
       start = x;
     }
     return move;
   }
-  // A dateline node's part in `phase`: its receives (posted with its own), then its sends.
-  void relay(TaskKind kind, std::size_t x, std::size_t phase, std::size_t global) {
+  // A dateline node's part in `phase`: its receives (posted with its own), then its sends
+  // (those of the blocks used at step `need`, or all).
+  void relay(TaskKind kind, std::size_t x, std::size_t phase, std::size_t global, std::size_t need = any_step) {
     std::size_t index = 0;
     for (const Relay& r : relays_[phase]) {
       if (r.at != x) continue;
       const std::uint32_t buffer = relay_buffer(x, p_.messages[r.in].tag.kind, phase, index++);
-      transfer(kind, x, buffer, kind == TaskKind::Receive ? r.in : r.out, global);
+      if (need == any_step || r.need == need) transfer(kind, x, buffer, kind == TaskKind::Receive ? r.in : r.out, global);
     }
   }
   // Relay buffers alternate between two sets by phase, like the A buffers.
@@ -226,10 +222,11 @@ class RingBuilder {
   }
 
   // ---- the algorithm ----
-  // B(v,x) goes to x + l (v - x = l + K r), into that node's buffer K r + l.
+  // B(v,x) goes to x + l (v - x = l + K r), into that node's buffer K r + l; sent in the
+  // order the receivers use them (round by round), so the products need not wait for all.
   void pre_shift_out(std::size_t x) {
-    for (std::size_t v = 0; v < p_count_; ++v) {
-      const auto [l, r] = offset(x, v);
+    for (std::size_t slot = 0; slot < p_count_; ++slot) {
+      const std::size_t l = slot % k_, r = slot / k_, v = step(x, static_cast<std::ptrdiff_t>(l), static_cast<std::ptrdiff_t>(r));
       const DataTag t = b_tag(v, x);
       if (l == 0) {
         load(x, buffers_[x].b[k_ * r], t, 1);
@@ -237,7 +234,7 @@ class RingBuilder {
       }
       const std::uint32_t buffer = add_buffer(x, matmul_b);
       load(x, buffer, t, 1);
-      const Move move = chain(x, 1, false, l, t, 0);
+      const Move move = chain(x, 1, false, l, t, 0, slot);
       moves_[{0, x, v}] = move;
       transfer(TaskKind::Send, x, buffer, move.first, 0);
     }
@@ -256,7 +253,6 @@ class RingBuilder {
       for (std::size_t t = k_ - 1; t >= 1; --t)
         transfer(TaskKind::Receive, x, received_buffer(x, t), back_shift_message(step(x, 1, 0), t), 0);
     }
-    relay(TaskKind::Send, x, 0, 0);
   }
   // Back-shift t of node `from`: its C^t, one hop back (no relay: nothing passes through).
   std::uint32_t back_shift_message(std::size_t from, std::size_t t) {
@@ -273,6 +269,7 @@ class RingBuilder {
     const std::size_t v = step(x, 0, static_cast<std::ptrdiff_t>(r));
     for (std::size_t l = 0; l < k_; ++l) {
       const std::size_t j = step(x, -static_cast<std::ptrdiff_t>(l), 0);
+      relay(TaskKind::Send, x, 0, first + l, first + l);  // the pre-shift's, as their receivers need them
       compute(x, first + l, b.c[l], c_tag(j), b.a[r % b.a.size()], a_tag(v), b.b[first + l], b_tag(v, j), r == 0);
     }
     if (r + 1 < kt_) {
