@@ -14,9 +14,12 @@
 //   back-shift C^{K-1} moves one position back, is added to C^{K-2}, and so on: K - 1 shifts
 //              of stride 1, after which C^0 at x is the whole column block x.
 // So A is the operand shifted by stride K, as Algorithm 2's CSHIFT(A, DIM = 2, SHIFT = K) and
-// its base (15) say; Definition 3 (stride 1 for A, K for B) labels the bases the other way
-// round, and with B moving by K the pre-shift would have to be of A. The golden check confirms
-// this reading. Shifts: 1 (pre-shift) + (K~ - 1) + (K - 1) = K + K~ - 1; K = 1 gives p - 1.
+// its base (15) say, and B the one pre-shifted (by up to K - 1 positions); Definition 3 gives
+// the stride-1 base to A and the stride-K base to B, the labels the other way round. Fortran's
+// CSHIFT(X, SHIFT = s) puts X(i + s) at i: A and the sums of C move to lower positions (x + K
+// to x, x + 1 to x) and B, shifted by MOD(1 - j, K) <= 0, to higher ones (j to j + l). The
+// golden check passes with this reading on every shape, K and mapping the tests run.
+// Shifts: 1 (pre-shift) + (K~ - 1) + (K - 1) = K + K~ - 1; K = 1 gives p - 1.
 //
 // Mappings: "ring" lays the positions along a Hamiltonian ring of the Nr x Nc array (one hop
 // per position, so a stride-K shift is a message of K hops through the routers); "plane"
