@@ -2,7 +2,6 @@
 
 #include "sim/algorithms/ring_matmul.hpp"
 
-#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -195,7 +194,8 @@ class RingBuilder {
       if (need == any_step || r.need == need) transfer(kind, x, buffer, kind == TaskKind::Receive ? r.in : r.out, global);
     }
   }
-  // Relay buffers alternate between two sets by phase, like the A buffers.
+  // Relay buffers alternate between two sets by phase, like the A buffers (one set per phase
+  // where every receive is posted ahead).
   std::uint32_t relay_buffer(std::size_t x, std::uint16_t kind, std::size_t phase, std::size_t index) {
     const auto key = std::make_tuple(x, upfront(x) ? phase : phase % 2, index);
     if (const auto found = relay_buffers_.find(key); found != relay_buffers_.end()) return found->second;
@@ -263,9 +263,7 @@ class RingBuilder {
   void round(std::size_t x, std::size_t r) {
     const std::size_t first = k_ * r, last = first + k_ - 1;
     const Buffers& b = buffers_[x];
-    if (r + 1 < kt_) {
-      if (!upfront(x)) receive_a(x, r + 1, first);
-    }
+    if (r + 1 < kt_ && !upfront(x)) receive_a(x, r + 1, first);
     const std::size_t v = step(x, 0, static_cast<std::ptrdiff_t>(r));
     for (std::size_t l = 0; l < k_; ++l) {
       const std::size_t j = step(x, -static_cast<std::ptrdiff_t>(l), 0);
