@@ -83,12 +83,18 @@ struct ShiftTally {
 
 namespace {
 
+// Buffers a compute of the node reads or writes.
+std::set<std::uint32_t> computed_with(const NodeProgram& node) {
+  std::set<std::uint32_t> used;
+  for (const Task& t : node.tasks)
+    if (t.kind == TaskKind::Compute) used.insert({t.buffer, t.operand, t.coefficient});
+  return used;
+}
+
 // The sends of a node that pass on a block it received and never reads (a relay at a
 // dateline): task index -> the message it passes on.
 std::map<std::size_t, std::uint32_t> relays_of(const NodeProgram& node) {
-  std::set<std::uint32_t> read;
-  for (const Task& t : node.tasks)
-    if (t.kind == TaskKind::Compute) read.insert({t.buffer, t.operand, t.coefficient});
+  const std::set<std::uint32_t> read = computed_with(node);
   std::map<std::uint32_t, std::uint32_t> received;  // buffer -> the last message into it
   std::map<std::size_t, std::uint32_t> relays;
   for (std::size_t k = 0; k < node.tasks.size(); ++k) {
@@ -100,17 +106,15 @@ std::map<std::size_t, std::uint32_t> relays_of(const NodeProgram& node) {
   return relays;
 }
 
-// Per message: part of the alignment (its block left its first sender before that node's
-// first compute), so that a relay belongs to the phase of what it passes on.
+// Per message: part of the alignment (its first sender loaded the block and never read it), so
+// that a relay belongs to the phase of what it passes on.
 std::vector<bool> alignment_messages(const Program& program, const std::vector<std::map<std::size_t, std::uint32_t>>& relays) {
   std::vector<int> aligned(program.messages.size(), -1);
   for (std::size_t n = 0; n < program.nodes.size(); ++n) {
-    bool computed = false;
+    const std::set<std::uint32_t> used = computed_with(program.nodes[n]);
     const auto& tasks = program.nodes[n].tasks;
-    for (std::size_t k = 0; k < tasks.size(); ++k) {
-      computed = computed || tasks[k].kind == TaskKind::Compute;
-      if (tasks[k].kind == TaskKind::Send && !relays[n].contains(k)) aligned[tasks[k].message] = computed ? 0 : 1;
-    }
+    for (std::size_t k = 0; k < tasks.size(); ++k)
+      if (tasks[k].kind == TaskKind::Send && !relays[n].contains(k)) aligned[tasks[k].message] = used.contains(tasks[k].buffer) ? 0 : 1;
   }
   for (bool changed = true; changed;) {  // relays of relays: one pass per relay on a route
     changed = false;
@@ -136,7 +140,7 @@ MatmulCounts count_matmul(const Program& program) {
   std::vector<std::map<std::size_t, std::uint32_t>> relays;
   for (const NodeProgram& node : program.nodes) relays.push_back(relays_of(node));
   const std::vector<bool> aligned_message = alignment_messages(program, relays);
-  std::set<std::uint32_t> steps, alignment_steps;
+  std::set<std::uint32_t> steps;
   for (std::size_t n = 0; n < program.nodes.size(); ++n) {
     const NodeProgram& node = program.nodes[n];
     std::size_t declared = 0, aligned = 0;
@@ -161,7 +165,6 @@ MatmulCounts count_matmul(const Program& program) {
       const bool relay = relays[n].contains(k);  // words and hops count, its step is its sender's
       if (aligned_message[task.message]) {
         aligned += m.words;
-        if (!relay) alignment_steps.insert(task.label.global_step);
         ++c.alignment_messages;
         c.alignment_hops += m.route.size();
         c.alignment_max_hops = std::max(c.alignment_max_hops, m.route.size());
@@ -177,7 +180,7 @@ MatmulCounts count_matmul(const Program& program) {
     shifts[matmul_c].fold(c.c_shifts, c.c_shifts_min, c.c_shift_words, c.c_shift_words_per_node);
   }
   c.compute_steps = steps.size();
-  c.alignment_steps = alignment_steps.size();
+  c.alignment_phases = c.alignment_messages > 0 ? 1 : 0;
   if (program.nodes.empty()) c.a_shifts_min = c.b_shifts_min = c.c_shifts_min = 0;
   return c;
 }

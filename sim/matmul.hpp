@@ -53,10 +53,10 @@ Program matmul_skeleton(const MatmulProblem& problem, const MatmulLayout& layout
 Program matmul_skeleton(const MatmulProblem& problem, std::size_t k_parts, const std::string& algorithm);
 
 // Counts read off a matmul Program (no arithmetic), machine-independent. A node's alignment
-// is every send before its first compute; a shift of an operand is a step in which the node
-// sends blocks of it after its first compute. A relay (a send of a block the node received and
-// never reads, at a dateline) belongs to the phase of the message it passes on: its words and
-// hops count there, but not its step.
+// (or pre-shift) is every send of a block it loaded and never reads itself; a shift of an
+// operand is a step in which the node sends blocks of it that it has read (or summed). A relay
+// (a send of a block the node received and never reads, at a dateline) belongs to the phase of
+// the message it passes on: its words and hops count there, but not its step.
 struct MatmulCounts {
   std::size_t compute_steps = 0;        // distinct steps with a block product
   std::size_t block_products = 0;       // compute tasks, all nodes
@@ -67,11 +67,11 @@ struct MatmulCounts {
   std::size_t a_shifts_min = 0, b_shifts_min = 0, c_shifts_min = 0;  // per node, the fewest over nodes
   std::size_t a_shift_words = 0, b_shift_words = 0, c_shift_words = 0;  // all nodes
   std::size_t a_shift_words_per_node = 0, b_shift_words_per_node = 0, c_shift_words_per_node = 0;  // the most over nodes
-  std::size_t alignment_steps = 0;  // distinct steps with alignment sends (0 or 1: a pre-shift)
+  std::size_t alignment_phases = 0;  // 1 when blocks move before their first use (a pre-shift), else 0
   std::size_t max_shift_hops = 0;   // the longest shift message (a stride-K shift on a ring: K)
   // Shift operations as Lippert et al. count them: the alignment (pre-shift) as one, and
   // every node's shifts of A, B and C (the most over nodes).
-  std::size_t total_shifts() const { return alignment_steps + a_shifts + b_shifts + c_shifts; }
+  std::size_t total_shifts() const { return alignment_phases + a_shifts + b_shifts + c_shifts; }
   std::size_t alignment_messages = 0, alignment_hops = 0, alignment_max_hops = 0;
   std::size_t alignment_words_per_node = 0;  // sent, the most over nodes
   std::size_t words_held_per_node = 0;       // buffers declared, the most over nodes

@@ -39,7 +39,7 @@ std::string ring_text(const MatmulOutcome& o) {
                                 "partial sums ({} words, (K - 1) m n = {})\n", c.compute_steps, p, c.block_products,
                                 c.scalar_multiply_adds, q.m * q.k * q.n, c.block_adds, c.scalar_adds, (k - 1) * q.m * q.n);
   out += fmt::format("  shifts: pre-shift {}, A {} of stride K = {} (K~ - 1 = {}), C back-shift {} (K - 1 = {}): T = {} (K + K~ - 1 "
-                     "= {}; systolic ring p - 1 = {}), {} mapping, longest shift {} hops\n", c.alignment_steps, c.a_shifts, k,
+                     "= {}; systolic ring p - 1 = {}), {} mapping, longest shift {} hops\n", c.alignment_phases, c.a_shifts, k,
                      kt - 1, c.c_shifts, k - 1, c.total_shifts(), k + kt - 1, p - 1, o.mapping, c.max_shift_hops);
   out += fmt::format("  words sent in shifts (relays at the dateline included): A {} in all, at most {} per node; C {} in all, at "
                      "most {} per node\n", c.a_shift_words, c.a_shift_words_per_node, c.c_shift_words, c.c_shift_words_per_node);
@@ -106,7 +106,7 @@ nlohmann::json matmul_json(const RunReport& r) {
           {"block_adds", c.block_adds},
           {"scalar_adds", c.scalar_adds},
           {"shifts", {{"a", c.a_shifts}, {"b", c.b_shifts}, {"c", c.c_shifts}, {"a_min", c.a_shifts_min},
-                      {"b_min", c.b_shifts_min}, {"c_min", c.c_shifts_min}, {"alignment", c.alignment_steps},
+                      {"b_min", c.b_shifts_min}, {"c_min", c.c_shifts_min}, {"alignment", c.alignment_phases},
                       {"total", c.total_shifts()}, {"max_hops", c.max_shift_hops}}},
           {"shift_words", {{"a", c.a_shift_words}, {"b", c.b_shift_words}, {"c", c.c_shift_words},
                            {"a_per_node", c.a_shift_words_per_node}, {"b_per_node", c.b_shift_words_per_node},

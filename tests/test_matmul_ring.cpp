@@ -112,7 +112,7 @@ TEST_CASE("hypersystolic: T = K + K~ - 1 shifts against p - 1 (the paper's table
       const MatmulCounts c = count_matmul(program);
       CHECK(c.compute_steps == p);
       CHECK(c.block_products == p * p);
-      CHECK(c.alignment_steps == 1);
+      CHECK(c.alignment_phases == 1);
       CHECK(c.a_shifts == row.kt - 1);
       CHECK(c.a_shifts_min == row.kt - 1);
       CHECK(c.c_shifts == row.k - 1);

@@ -222,9 +222,14 @@ class RingBuilder {
   }
 
   // ---- the algorithm ----
-  // B(v,x) goes to x + l (v - x = l + K r), into that node's buffer K r + l; sent in the
-  // order the receivers use them (round by round), so the products need not wait for all.
+  // B(v,x) goes to x + l (v - x = l + K r), into that node's buffer K r + l. The blocks are
+  // loaded first and sent a round before their receivers use them (pre_shift_round): posted
+  // all at once, a node's own messages (the oldest requests) would take its links ahead of
+  // every message passing through, and with small link buffers the ring's messages would wait
+  // for each other in one chain round the ring; posted a step ahead, each would pay its
+  // start-up in the products' way.
   void pre_shift_out(std::size_t x) {
+    pre_shift_sends_.emplace_back(p_count_, std::make_pair(no_buffer, std::uint32_t{0}));
     for (std::size_t slot = 0; slot < p_count_; ++slot) {
       const std::size_t l = slot % k_, r = slot / k_, v = step(x, static_cast<std::ptrdiff_t>(l), static_cast<std::ptrdiff_t>(r));
       const DataTag t = b_tag(v, x);
@@ -236,8 +241,16 @@ class RingBuilder {
       load(x, buffer, t, 1);
       const Move move = chain(x, 1, false, l, t, 0, slot);
       moves_[{0, x, v}] = move;
-      transfer(TaskKind::Send, x, buffer, move.first, 0);
+      pre_shift_sends_[x][slot] = {buffer, move.first};
     }
+  }
+  // The node's pre-shift sends, and as a dateline its relays, of the blocks used in round r.
+  void pre_shift_round(std::size_t x, std::size_t r, std::size_t global) {
+    for (std::size_t slot = k_ * r; slot < k_ * (r + 1); ++slot) {
+      const auto [buffer, id] = pre_shift_sends_[x][slot];
+      if (buffer != no_buffer) transfer(TaskKind::Send, x, buffer, id, global);
+    }
+    for (std::size_t slot = k_ * r; slot < k_ * (r + 1); ++slot) relay(TaskKind::Send, x, 0, global, slot);
   }
   // Every receive of the pre-shift is posted before any relay waits for its message: a message
   // for this node waiting at the front of a link must never hold up one the node passes on.
@@ -264,10 +277,11 @@ class RingBuilder {
     const std::size_t first = k_ * r, last = first + k_ - 1;
     const Buffers& b = buffers_[x];
     if (r + 1 < kt_ && !upfront(x)) receive_a(x, r + 1, first);
+    if (r == 0) pre_shift_round(x, 0, first);
+    if (r + 1 < kt_) pre_shift_round(x, r + 1, first);
     const std::size_t v = step(x, 0, static_cast<std::ptrdiff_t>(r));
     for (std::size_t l = 0; l < k_; ++l) {
       const std::size_t j = step(x, -static_cast<std::ptrdiff_t>(l), 0);
-      relay(TaskKind::Send, x, 0, first + l, first + l);  // the pre-shift's, as their receivers need them
       compute(x, first + l, b.c[l], c_tag(j), b.a[r % b.a.size()], a_tag(v), b.b[first + l], b_tag(v, j), r == 0);
     }
     if (r + 1 < kt_) {
@@ -299,6 +313,7 @@ class RingBuilder {
   // after round r, K~ + t back-shift t.
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, Move> moves_;
   std::vector<std::vector<Relay>> relays_;  // by phase
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> pre_shift_sends_;  // per node, per slot: buffer, message
   std::map<std::tuple<std::size_t, std::size_t, std::size_t>, std::uint32_t> relay_buffers_;  // (node, set, index)
 };
 
