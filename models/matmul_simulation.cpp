@@ -20,7 +20,7 @@ Tensor3<T> simulate_matmul(const RunConfig& run, const MachineConfig& machine, c
       {run, machine, fault, program, split,
        [&](std::size_t node) { return values ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T)); },
        {}},
-      false, q.m * q.k * q.n * cost, progress, report);
+      false, (q.m * q.k * q.n + outcome.counts.scalar_adds) * cost, progress, report);
   report.values = values;
   Tensor3<T> c;
   if (values) {

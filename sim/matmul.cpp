@@ -1,6 +1,7 @@
 #include "sim/matmul.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -12,7 +13,7 @@ namespace torus {
 namespace {
 
 const Registry<MatmulAlgorithm>& registry() {
-  static const Registry<MatmulAlgorithm> table("algorithm", {{"systolic", make_systolic}});
+  static const Registry<MatmulAlgorithm> table("algorithm", {{"systolic", make_systolic}, {"systolic_ring", make_systolic_ring}, {"hypersystolic", make_hypersystolic}});
   return table;
 }
 
@@ -23,73 +24,164 @@ std::size_t as_size(std::int32_t i) { return static_cast<std::size_t>(i); }
 std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name) { return registry().make(name); }
 std::vector<std::string> matmul_algorithm_names() { return registry().names(); }
 
-Program matmul_skeleton(const MatmulProblem& problem, std::size_t k_parts, const std::string& algorithm) {
-  const auto rows = static_cast<std::size_t>(problem.rows()), columns = static_cast<std::size_t>(problem.columns());
+Program matmul_skeleton(const MatmulProblem& problem, const MatmulLayout& layout, const std::string& algorithm) {
   Program p;
   p.algorithm = algorithm;
   p.shape = problem.shape;
-  p.grid = BlockGrid::make({problem.m, 1, problem.n}, {rows, 1, columns});
-  const BlockGrid a = BlockGrid::make({problem.m, 1, problem.k}, {rows, 1, k_parts});
-  const BlockGrid b = BlockGrid::make({problem.k, problem.n, 1}, {k_parts, columns, 1});
+  p.grid = BlockGrid::make({problem.m, 1, problem.n}, {layout.row_parts, 1, layout.column_parts});
+  const BlockGrid a = BlockGrid::make({problem.m, 1, problem.k}, {layout.row_parts, 1, layout.k_parts});
+  const BlockGrid b = BlockGrid::make({problem.k, problem.n, 1}, {layout.k_parts, layout.column_parts, 1});
   p.tag_kinds = {{"C", 3, 0, p.grid}, {"A", 3, 0, a}, {"B", 2, 0, b}};
   p.host_arrays = {{"A", false, 0, 0, a, 0}, {"B", false, 0, 0, b, 1}};
+  if (layout.adds) {
+    const BlockGrid one = BlockGrid::make({1, 1, 1}, {1, 1, 1});
+    p.tag_kinds.push_back({"one", 2, 0, one});
+    p.host_arrays.push_back({"one", false, 0, 0, one, 2});
+  }
   p.transforms = {"matmul"};
-  p.description = fmt::format("C = A B, A {}x{}, B {}x{}, on a {}x{} array", problem.m, problem.k, problem.k, problem.n, rows, columns);
+  p.description = fmt::format("C = A B, A {}x{}, B {}x{}, on a {}x{} array", problem.m, problem.k, problem.k, problem.n,
+                              problem.rows(), problem.columns());
   p.nodes.resize(problem.shape.node_count());
   ProgramOutput out{matmul_output, 0, 1, {}, {}};
   for (std::size_t node = 0; node < p.nodes.size(); ++node) {
-    const NodeCoord c = problem.shape.coord_of(node);
+    const std::array<std::int32_t, 2> c = layout.c_block(node);
     out.buffer.push_back(0);
-    out.tag.push_back({matmul_c, {c.q, 0, c.r}});
+    out.tag.push_back({matmul_c, {c[0], 0, c[1]}});
   }
   p.outputs.push_back(out);
   return p;
 }
 
+Program matmul_skeleton(const MatmulProblem& problem, std::size_t k_parts, const std::string& algorithm) {
+  const TorusShape shape = problem.shape;
+  return matmul_skeleton(problem,
+                         {static_cast<std::size_t>(problem.rows()), static_cast<std::size_t>(problem.columns()), k_parts,
+                          [shape](std::size_t node) {
+                            const NodeCoord c = shape.coord_of(node);
+                            return std::array<std::int32_t, 2>{c.q, c.r};
+                          },
+                          false},
+                         algorithm);
+}
+
+namespace {
+
+// One operand's shifts at one node: the steps it sends blocks in after the first compute, and
+// their words; folded over nodes into the counts' most, fewest and sum.
+struct ShiftTally {
+  std::set<std::uint32_t> steps;
+  std::size_t words = 0;
+  void fold(std::size_t& most, std::size_t& fewest, std::size_t& all, std::size_t& most_words) const {
+    most = std::max(most, steps.size());
+    fewest = std::min(fewest, steps.size());
+    all += words;
+    most_words = std::max(most_words, words);
+  }
+};
+
+}  // namespace
+
+namespace {
+
+// Buffers a compute of the node reads or writes.
+std::set<std::uint32_t> computed_with(const NodeProgram& node) {
+  std::set<std::uint32_t> used;
+  for (const Task& t : node.tasks)
+    if (t.kind == TaskKind::Compute) used.insert({t.buffer, t.operand, t.coefficient});
+  return used;
+}
+
+// The sends of a node that pass on a block it received and never reads (a relay at a
+// dateline): task index -> the message it passes on.
+std::map<std::size_t, std::uint32_t> relays_of(const NodeProgram& node) {
+  const std::set<std::uint32_t> read = computed_with(node);
+  std::map<std::uint32_t, std::uint32_t> received;  // buffer -> the last message into it
+  std::map<std::size_t, std::uint32_t> relays;
+  for (std::size_t k = 0; k < node.tasks.size(); ++k) {
+    const Task& t = node.tasks[k];
+    if (t.kind == TaskKind::Receive) received[t.buffer] = t.message;
+    if (t.kind == TaskKind::Load) received.erase(t.buffer);
+    if (t.kind == TaskKind::Send && !read.contains(t.buffer) && received.contains(t.buffer)) relays[k] = received[t.buffer];
+  }
+  return relays;
+}
+
+// Per message: part of the alignment (its first sender loaded the block and never read it), so
+// that a relay belongs to the phase of what it passes on.
+std::vector<bool> alignment_messages(const Program& program, const std::vector<std::map<std::size_t, std::uint32_t>>& relays) {
+  std::vector<int> aligned(program.messages.size(), -1);
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    const std::set<std::uint32_t> used = computed_with(program.nodes[n]);
+    const auto& tasks = program.nodes[n].tasks;
+    for (std::size_t k = 0; k < tasks.size(); ++k)
+      if (tasks[k].kind == TaskKind::Send && !relays[n].contains(k)) aligned[tasks[k].message] = used.contains(tasks[k].buffer) ? 0 : 1;
+  }
+  for (bool changed = true; changed;) {  // relays of relays: one pass per relay on a route
+    changed = false;
+    for (std::size_t n = 0; n < program.nodes.size(); ++n)
+      for (const auto& [k, in] : relays[n]) {
+        const std::uint32_t out = program.nodes[n].tasks[k].message;
+        if (aligned[out] < 0 && aligned[in] >= 0) {
+          aligned[out] = aligned[in];
+          changed = true;
+        }
+      }
+  }
+  std::vector<bool> out(aligned.size());
+  for (std::size_t m = 0; m < aligned.size(); ++m) out[m] = aligned[m] == 1;
+  return out;
+}
+
+}  // namespace
+
 MatmulCounts count_matmul(const Program& program) {
   MatmulCounts c;
-  c.a_shifts_min = c.b_shifts_min = ~std::size_t{0};
+  c.a_shifts_min = c.b_shifts_min = c.c_shifts_min = ~std::size_t{0};
+  std::vector<std::map<std::size_t, std::uint32_t>> relays;
+  for (const NodeProgram& node : program.nodes) relays.push_back(relays_of(node));
+  const std::vector<bool> aligned_message = alignment_messages(program, relays);
   std::set<std::uint32_t> steps;
-  for (const NodeProgram& node : program.nodes) {
-    std::size_t declared = 0, aligned = 0, a_words = 0, b_words = 0;
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    const NodeProgram& node = program.nodes[n];
+    std::size_t declared = 0, aligned = 0;
     for (const BufferSpec& b : node.buffers) declared += b.words;
     c.words_held_per_node = std::max(c.words_held_per_node, declared);
-    bool computed = false;
-    std::set<std::uint32_t> a_steps, b_steps;
-    for (const Task& task : node.tasks) {
+    std::array<ShiftTally, 3> shifts;  // by tag kind: C, A, B
+    for (std::size_t k = 0; k < node.tasks.size(); ++k) {
+      const Task& task = node.tasks[k];
       if (task.kind == TaskKind::Compute) {
-        computed = true;
+        const std::size_t work = program.kernels[task.kernel].multiply_adds();
+        if (task.coefficient_tag.kind == matmul_one) {
+          ++c.block_adds;
+          c.scalar_adds += work;
+          continue;
+        }
         steps.insert(task.label.global_step);
         ++c.block_products;
-        c.scalar_multiply_adds += program.kernels[task.kernel].multiply_adds();
+        c.scalar_multiply_adds += work;
       }
       if (task.kind != TaskKind::Send) continue;
       const Message& m = program.messages[task.message];
-      if (!computed) {
+      const bool relay = relays[n].contains(k);  // words and hops count, its step is its sender's
+      if (aligned_message[task.message]) {
         aligned += m.words;
         ++c.alignment_messages;
         c.alignment_hops += m.route.size();
         c.alignment_max_hops = std::max(c.alignment_max_hops, m.route.size());
-      } else if (m.tag.kind == matmul_a) {
-        a_steps.insert(task.label.global_step);
-        a_words += m.words;
-      } else if (m.tag.kind == matmul_b) {
-        b_steps.insert(task.label.global_step);
-        b_words += m.words;
+      } else if (m.tag.kind <= matmul_b) {
+        if (!relay) shifts[m.tag.kind].steps.insert(task.label.global_step);
+        shifts[m.tag.kind].words += m.words;
+        c.max_shift_hops = std::max(c.max_shift_hops, m.route.size());
       }
     }
     c.alignment_words_per_node = std::max(c.alignment_words_per_node, aligned);
-    c.a_shifts = std::max(c.a_shifts, a_steps.size());
-    c.b_shifts = std::max(c.b_shifts, b_steps.size());
-    c.a_shifts_min = std::min(c.a_shifts_min, a_steps.size());
-    c.b_shifts_min = std::min(c.b_shifts_min, b_steps.size());
-    c.a_shift_words += a_words;
-    c.b_shift_words += b_words;
-    c.a_shift_words_per_node = std::max(c.a_shift_words_per_node, a_words);
-    c.b_shift_words_per_node = std::max(c.b_shift_words_per_node, b_words);
+    shifts[matmul_a].fold(c.a_shifts, c.a_shifts_min, c.a_shift_words, c.a_shift_words_per_node);
+    shifts[matmul_b].fold(c.b_shifts, c.b_shifts_min, c.b_shift_words, c.b_shift_words_per_node);
+    shifts[matmul_c].fold(c.c_shifts, c.c_shifts_min, c.c_shift_words, c.c_shift_words_per_node);
   }
   c.compute_steps = steps.size();
-  if (program.nodes.empty()) c.a_shifts_min = c.b_shifts_min = 0;
+  c.alignment_phases = c.alignment_messages > 0 ? 1 : 0;
+  if (program.nodes.empty()) c.a_shifts_min = c.b_shifts_min = c.c_shifts_min = 0;
   return c;
 }
 

@@ -18,12 +18,19 @@ void MatmulConfig::declare(ParameterSet& set) {
   set.integer("n", n, 1, 1 << 20, "elements", std::string(size) + "columns of B and C");
   set.text("array", array, "Nr x Nc such as 4x8, each from 1 to 4096",
            "task matmul: the processor array, laid on one Q x R plane of the torus (node (l,m) of the array is torus node "
-           "(l,m,0); the torus is Nr x Nc x 1 and P is not used); C is cut into Nr x Nc blocks, the first m mod Nr rows "
-           "(n mod Nc columns) one element larger",
+           "(l,m,0); the torus is Nr x Nc x 1 and P is not used); C is cut into Nr x Nc blocks (systolic_ring and "
+           "hypersystolic: into p = Nr Nc column blocks), the first m mod Nr rows (n mod Nc columns) one element larger",
            [](std::string_view text) { parse_array(text); });
   set.path("input_a", input_a, "path of an m x k .npy matrix, or empty",
            "task matmul: A instead of the random one (uniform in [-1, 1) from seed; B follows A in the same stream)");
   set.path("input_b", input_b, "path of a k x n .npy matrix, or empty", "task matmul: B instead of the random one");
+  set.integer("hypersystolic_k", hypersystolic_k, 0, 4096, "nodes",
+              "algorithm hypersystolic: K, the stride of the shifts of A (K K~ = p, the array's node count; K must divide p); "
+              "0 takes the largest divisor of p not above sqrt(p), the paper's choice, and with hypersystolic_mapping: plane Nr");
+  set.choice("hypersystolic_mapping", hypersystolic_mapping, {"ring", "plane"},
+             "algorithm hypersystolic: ring lays the p positions along a Hamiltonian ring of the array (a stride-K shift of A "
+             "is a message of K hops through the routers); plane takes the array as K x K~ (Nr = K), where every shift is one "
+             "hop (stride K along R, stride 1 along Q within a column of the plane)");
 }
 
 std::array<int, 2> parse_array(std::string_view text) {
@@ -48,7 +55,9 @@ MatmulProblem matmul_problem_of(const RunConfig& run) {
   return {{a[0], a[1], 1, boundary},
           static_cast<std::size_t>(run.matmul.m),
           static_cast<std::size_t>(run.matmul.k),
-          static_cast<std::size_t>(run.matmul.n)};
+          static_cast<std::size_t>(run.matmul.n),
+          static_cast<std::size_t>(run.matmul.hypersystolic_k),
+          run.matmul.hypersystolic_mapping};
 }
 
 namespace {

@@ -18,6 +18,8 @@ struct MatmulConfig {
   std::int64_t m = 8, k = 8, n = 8;
   std::string array = "2x2";  // Nr x Nc
   std::string input_a, input_b;
+  std::int64_t hypersystolic_k = 0;            // 0: the divisor of p nearest sqrt(p) from below
+  std::string hypersystolic_mapping = "ring";  // "ring" or "plane"
 
   // Declares every field above on `set`; `set` must not outlive this config.
   void declare(ParameterSet& set);

@@ -19,6 +19,52 @@ std::array<std::size_t, 2> paper_shift_words(const MatmulProblem& q) {
   return {ceil_div(q.m, nr) * ceil_div(q.k, nc) * (nc - 1), ceil_div(q.k, nr) * ceil_div(q.n, nc) * (nr - 1)};
 }
 
+// Cycles of the phases, from the stages' first fma: before the first block product (alignment
+// or pre-shift), the block products with their shifts (stage 1), the back-shift (stage 2).
+std::array<std::uint64_t, 3> phase_cycles(const TimingReport& t) {
+  std::array<std::uint64_t, 3> out{};
+  if (t.stages.empty()) return out;
+  out[0] = t.stages[0].start;
+  out[1] = t.stages[0].end - t.stages[0].start;
+  if (t.stages.size() > 1) out[2] = t.stages[1].end - t.stages[1].start;
+  return out;
+}
+
+// The ring algorithms' lines: Lippert et al.'s T = K + K~ - 1 shifts against p - 1.
+std::string ring_text(const MatmulOutcome& o) {
+  const MatmulCounts& c = o.counts;
+  const MatmulProblem& q = o.problem;
+  const std::size_t p = q.shape.node_count(), k = o.stride, kt = p / o.stride;
+  std::string out = fmt::format("  compute steps: {} (p = {}), {} block products, {} multiply-adds (m k n = {}); {} block adds of "
+                                "partial sums ({} words, (K - 1) m n = {})\n", c.compute_steps, p, c.block_products,
+                                c.scalar_multiply_adds, q.m * q.k * q.n, c.block_adds, c.scalar_adds, (k - 1) * q.m * q.n);
+  out += fmt::format("  shifts: pre-shift {}, A {} of stride K = {} (K~ - 1 = {}), C back-shift {} (K - 1 = {}): T = {} (K + K~ - 1 "
+                     "= {}; systolic ring p - 1 = {}), {} mapping, longest shift {} hops\n", c.alignment_phases, c.a_shifts, k,
+                     kt - 1, c.c_shifts, k - 1, c.total_shifts(), k + kt - 1, p - 1, o.mapping, c.max_shift_hops);
+  out += fmt::format("  words sent in shifts (relays at the dateline included): A {} in all, at most {} per node; C {} in all, at "
+                     "most {} per node\n", c.a_shift_words, c.a_shift_words_per_node, c.c_shift_words, c.c_shift_words_per_node);
+  out += fmt::format("  pre-shift of B: {} messages, {} hops (longest {}), at most {} words sent per node\n", c.alignment_messages,
+                     c.alignment_hops, c.alignment_max_hops, c.alignment_words_per_node);
+  return out;
+}
+
+// The systolic algorithm's lines, against Mathur and Johnsson's counts.
+std::string systolic_text(const MatmulOutcome& o) {
+  const MatmulCounts& c = o.counts;
+  const MatmulProblem& q = o.problem;
+  const auto nr = static_cast<std::size_t>(q.rows()), nc = static_cast<std::size_t>(q.columns());
+  const std::array<std::size_t, 2> paper = paper_shift_words(q);
+  std::string out = fmt::format("  compute steps: {} (lcm(Nr, Nc) = {}), {} block products, {} multiply-adds (m k n = {})\n",
+                                c.compute_steps, std::lcm(nr, nc), c.block_products, c.scalar_multiply_adds, q.m * q.k * q.n);
+  out += fmt::format("  shifts per node: A {} (Nc - 1 = {}), B {} (Nr - 1 = {})\n", c.a_shifts, nc - 1, c.b_shifts, nr - 1);
+  out += fmt::format("  words shifted: A {} in all ((Nc - 1) m k = {}), at most {} per node (paper: {}); B {} in all ((Nr - 1) k n "
+                     "= {}), at most {} per node (paper: {})\n", c.a_shift_words, (nc - 1) * q.m * q.k, c.a_shift_words_per_node,
+                     paper[0], c.b_shift_words, (nr - 1) * q.k * q.n, c.b_shift_words_per_node, paper[1]);
+  out += fmt::format("  alignment: {} messages, {} hops (longest {}), at most {} words sent per node\n", c.alignment_messages,
+                     c.alignment_hops, c.alignment_max_hops, c.alignment_words_per_node);
+  return out;
+}
+
 }  // namespace
 
 std::string matmul_title(const RunReport& r) {
@@ -30,20 +76,14 @@ std::string matmul_title(const RunReport& r) {
 
 std::string matmul_text(const RunReport& r) {
   const MatmulOutcome& o = *r.matmul;
-  const MatmulCounts& c = o.counts;
-  const MatmulProblem& q = o.problem;
-  const auto nr = static_cast<std::size_t>(q.rows()), nc = static_cast<std::size_t>(q.columns());
-  const std::array<std::size_t, 2> paper = paper_shift_words(q);
   std::string out = fmt::format("program: {} ({} violations){}\n", o.violations == 0 ? "verified" : "INVALID", o.violations,
                                 o.first_violation.empty() ? "" : ": " + o.first_violation);
-  out += fmt::format("  compute steps: {} (lcm(Nr, Nc) = {}), {} block products, {} multiply-adds (m k n = {})\n", c.compute_steps,
-                     std::lcm(nr, nc), c.block_products, c.scalar_multiply_adds, q.m * q.k * q.n);
-  out += fmt::format("  shifts per node: A {} (Nc - 1 = {}), B {} (Nr - 1 = {})\n", c.a_shifts, nc - 1, c.b_shifts, nr - 1);
-  out += fmt::format("  words shifted: A {} in all ((Nc - 1) m k = {}), at most {} per node (paper: {}); B {} in all ((Nr - 1) k n "
-                     "= {}), at most {} per node (paper: {})\n", c.a_shift_words, (nc - 1) * q.m * q.k, c.a_shift_words_per_node,
-                     paper[0], c.b_shift_words, (nr - 1) * q.k * q.n, c.b_shift_words_per_node, paper[1]);
-  out += fmt::format("  alignment: {} messages, {} hops (longest {}), at most {} words sent per node\n", c.alignment_messages,
-                     c.alignment_hops, c.alignment_max_hops, c.alignment_words_per_node);
+  out += o.stride > 0 ? ring_text(o) : systolic_text(o);
+  if (r.timing) {
+    const std::array<std::uint64_t, 3> phases = phase_cycles(*r.timing);
+    out += fmt::format("  cycles per phase (first fma of each stage on any node; nodes overlap phases): before the first block "
+                       "product {}, block products and shifts {}, back-shift {}\n", phases[0], phases[1], phases[2]);
+  }
   out += r.values ? fmt::format("golden check against Eigen's product: {}\n", error_text(o.error))
                   : "golden check: none: values off, no value was computed or checked\n";
   if (!o.mismatch.empty()) out += "  " + o.mismatch + "\n";
@@ -54,7 +94,7 @@ nlohmann::json matmul_json(const RunReport& r) {
   const MatmulOutcome& o = *r.matmul;
   const MatmulCounts& c = o.counts;
   const std::array<std::size_t, 2> paper = paper_shift_words(o.problem);
-  return {{"m", o.problem.m},
+  nlohmann::json out = {{"m", o.problem.m},
           {"k", o.problem.k},
           {"n", o.problem.n},
           {"array", {o.problem.rows(), o.problem.columns()}},
@@ -63,15 +103,30 @@ nlohmann::json matmul_json(const RunReport& r) {
           {"compute_steps", c.compute_steps},
           {"block_products", c.block_products},
           {"scalar_multiply_adds", c.scalar_multiply_adds},
-          {"shifts", {{"a", c.a_shifts}, {"b", c.b_shifts}, {"a_min", c.a_shifts_min}, {"b_min", c.b_shifts_min}}},
-          {"shift_words", {{"a", c.a_shift_words}, {"b", c.b_shift_words}, {"a_per_node", c.a_shift_words_per_node},
-                           {"b_per_node", c.b_shift_words_per_node}, {"paper_a_per_node", paper[0]},
+          {"block_adds", c.block_adds},
+          {"scalar_adds", c.scalar_adds},
+          {"shifts", {{"a", c.a_shifts}, {"b", c.b_shifts}, {"c", c.c_shifts}, {"a_min", c.a_shifts_min},
+                      {"b_min", c.b_shifts_min}, {"c_min", c.c_shifts_min}, {"alignment", c.alignment_phases},
+                      {"total", c.total_shifts()}, {"max_hops", c.max_shift_hops}}},
+          {"shift_words", {{"a", c.a_shift_words}, {"b", c.b_shift_words}, {"c", c.c_shift_words},
+                           {"a_per_node", c.a_shift_words_per_node}, {"b_per_node", c.b_shift_words_per_node},
+                           {"c_per_node", c.c_shift_words_per_node}, {"paper_a_per_node", paper[0]},
                            {"paper_b_per_node", paper[1]}}},
           {"alignment", {{"messages", c.alignment_messages}, {"hops", c.alignment_hops}, {"max_hops", c.alignment_max_hops},
                          {"words_per_node", c.alignment_words_per_node}}},
           {"words_held_per_node", c.words_held_per_node},
           {"golden", r.values ? to_json(o.error) : nlohmann::json(nullptr)},
           {"mismatch", o.mismatch}};
+  if (o.stride > 0) {
+    const std::size_t p = o.problem.shape.node_count();
+    out["ring"] = {{"k", o.stride}, {"k_tilde", p / o.stride}, {"mapping", o.mapping},
+                   {"paper_shifts", o.stride + p / o.stride - 1}, {"systolic_ring_shifts", p - 1}};
+  }
+  if (r.timing) {
+    const std::array<std::uint64_t, 3> phases = phase_cycles(*r.timing);
+    out["phases"] = {{"alignment", phases[0]}, {"products", phases[1]}, {"back_shift", phases[2]}};
+  }
+  return out;
 }
 
 }  // namespace torus

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/algorithms/ring_matmul.hpp"
 #include "sim/memory_estimate.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/report.hpp"
@@ -22,21 +23,35 @@ MatmulOutcome prepare_matmul(const RunConfig& run, Program& program) {
   outcome.violations = check.violation_count;
   if (!check.violations.empty()) outcome.first_violation = check.violations.front();
   outcome.counts = count_matmul(program);
+  if (is_ring_algorithm(run.algorithm)) {
+    const RingPlan plan = plan_ring_matmul(outcome.problem, run.algorithm);
+    outcome.stride = plan.stride;
+    outcome.mapping = plan.plane ? "plane" : "ring";
+  }
   return outcome;
 }
 
 namespace {
 
 // Operands, product, golden product and bound (tensors_bytes); node buffers, at most three
-// windows' worth of each operand (nodes_bytes); every node's messages and tasks, two per step
-// and operand (schedule_bytes).
+// windows' worth of each operand (nodes_bytes; the ring algorithms: K partial sums and K - 1
+// received sums of C, B twice (held and pre-shifted), and on the ring mapping K~ blocks of A per
+// node and the relays' copies); every node's messages and tasks, two per step and operand
+// (schedule_bytes; the ring algorithms take p steps and the back-shift's K - 1).
 void check_matmul_memory(const RunConfig& run, const MatmulProblem& q, std::size_t element_bytes) {
   MemoryEstimate e;
   const auto m = static_cast<double>(q.m), k = static_cast<double>(q.k), n = static_cast<double>(q.n);
   const auto nodes = static_cast<double>(q.shape.node_count());
-  const auto steps = static_cast<double>(std::lcm(q.rows(), q.columns()));
+  double steps = static_cast<double>(std::lcm(q.rows(), q.columns()));
+  double words = m * n + 3 * (m * k + k * n);
+  if (is_ring_algorithm(run.algorithm)) {
+    const RingPlan plan = plan_ring_matmul(q, run.algorithm);
+    const auto stride = static_cast<double>(plan.stride), rounds = nodes / stride;
+    words = 2 * stride * m * n + 2 * k * n + (plan.plane ? 3 : rounds + 2) * m * k;
+    steps = nodes + stride;
+  }
   e.tensors_bytes = static_cast<double>(element_bytes) * (m * k + k * n + 3 * m * n) + 8 * m * n;
-  e.nodes_bytes = static_cast<double>(element_bytes) * (m * n + 3 * (m * k + k * n)) + nodes * 65536;
+  e.nodes_bytes = static_cast<double>(element_bytes) * words + nodes * 65536;
   e.schedule_bytes = nodes * (steps * 6 + 8) * 256;
   check_memory(e, run.max_memory, "smaller m, k, n or a smaller array");
 }
@@ -56,7 +71,10 @@ RunReport describe_matmul_run(const RunConfig& run, ScalarType scalar) {
   report.n = {q.m, q.k, q.n};
   report.p = {q.rows(), q.columns(), 1};
   report.boundary = boundary_text(q.shape);
-  const BlockGrid c = BlockGrid::make({q.m, 1, q.n}, {static_cast<std::size_t>(q.rows()), 1, static_cast<std::size_t>(q.columns())});
+  // The ring algorithms cut C into p column blocks, the others into Nr x Nc blocks.
+  const BlockGrid c = BlockGrid::make({q.m, 1, q.n}, is_ring_algorithm(run.algorithm) ? std::array<std::size_t, 3>{1, 1, q.shape.node_count()}
+                                                          : std::array<std::size_t, 3>{static_cast<std::size_t>(q.rows()), 1,
+                                                                                       static_cast<std::size_t>(q.columns())});
   report.b = c.describe_blocks();
   report.uniform_cube = false;
   report.largest_block = {c.axis[0].largest(), 1, c.axis[2].largest()};

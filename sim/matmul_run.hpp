@@ -3,6 +3,7 @@
 // or .npy files), the Program with its proofs, and the golden check of C against Eigen's
 // product (docs/numerics.md, "Matrix products").
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace torus {
 
 // A as the m x 1 x k tensor and B as the k x n x 1 tensor (first index fastest, so a block of
 // either is column-major, as the mode-3 kernel reads it). Random: A then B from one stream.
+// Third, the 1 x 1 x 1 scalar 1 (host array "one", for Programs that add blocks).
 template <class T>
 std::vector<Tensor3<T>> make_operands(const RunConfig& run) {
   const MatmulConfig& c = run.matmul;
@@ -37,6 +39,8 @@ std::vector<Tensor3<T>> make_operands(const RunConfig& run) {
       else v = static_cast<T>(re);
     }
   }
+  out.emplace_back(1, 1, 1);
+  out.back().values()[0] = T(1);
   return out;
 }
 
@@ -61,9 +65,13 @@ void check_product(MatmulOutcome& outcome, const Tensor3<T>& c, const std::vecto
   outcome.error = compare_product_to_golden(c, golden, magnitude, outcome.problem.k);
   if (outcome.error.within_tolerance()) return;
   const Extents3& e = outcome.error.first_failure;
-  const NodeCoord node{static_cast<int>(program.grid.axis[0].block_of(e[0])), static_cast<int>(program.grid.axis[2].block_of(e[2])), 0};
-  outcome.mismatch = "first mismatching block C(" + std::to_string(node.q) + "," + std::to_string(node.r) + ") at node " +
-                     to_string(node) + ", element (" + std::to_string(e[0]) + "," + std::to_string(e[2]) + ")";
+  const auto i = static_cast<std::int32_t>(program.grid.axis[0].block_of(e[0]));
+  const auto j = static_cast<std::int32_t>(program.grid.axis[2].block_of(e[2]));
+  const ProgramOutput& out = *program.output(matmul_output);
+  const auto owner = std::find(out.tag.begin(), out.tag.end(), DataTag{matmul_c, {i, 0, j}});
+  outcome.mismatch = "first mismatching block C(" + std::to_string(i) + "," + std::to_string(j) + ") at node " +
+                     (owner == out.tag.end() ? "none" : program.describe_node(static_cast<std::size_t>(owner - out.tag.begin()))) +
+                     ", element (" + std::to_string(e[0]) + "," + std::to_string(e[2]) + ")";
 }
 
 // Builds the Program, runs the algorithm's proofs and the generic verifier, and reads off the

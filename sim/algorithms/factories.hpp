@@ -12,6 +12,8 @@ std::unique_ptr<Algorithm> make_orbital_local_coefficients();
 // Matrix multiplication (sim/matmul.hpp).
 class MatmulAlgorithm;
 std::unique_ptr<MatmulAlgorithm> make_systolic();
+std::unique_ptr<MatmulAlgorithm> make_systolic_ring();
+std::unique_ptr<MatmulAlgorithm> make_hypersystolic();
 // The local-coefficient algorithm's own proofs on a Program (what its check() runs on the
 // Program it builds), for tests that break a Program on purpose.
 AlgorithmCheck prove_local_coefficients(const Program& program);

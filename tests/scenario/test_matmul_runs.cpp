@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "tests/cli_runner.hpp"
+#include "tests/scenario/matmul_engines.hpp"
 
 using namespace torus;
 
@@ -21,23 +21,7 @@ TEST_CASE("systolic matmul: every engine golden-checks C, SystemC and event agre
         // one-word link buffers: the alignment's dateline keeps the ring rotation from deadlocking
         "--array 3x5 --m 6 --k 31 --n 10 --link_buffer_words 1"}) {
     INFO(run);
-    const std::string base = "run --task matmul --algorithm systolic " + run;
-    const CliRun functional = run_cli(base + " --engine functional");
-    INFO(functional.output);
-    CHECK(functional.exit_code == 0);
-    TempDir dir;
-    CliRun timed[2];
-    const char* engines[2] = {"systemc", "event --symmetry off"};
-    for (int e = 0; e < 2; ++e) {
-      timed[e] = run_cli(base + " --engine " + engines[e] + " --output " + dir.file(std::to_string(e) + ".npy"));
-      INFO(timed[e].output);
-      REQUIRE(timed[e].exit_code == 0);
-      CHECK(timed[e].report["passed"] == true);
-      CHECK(timed[e].report["matmul"]["golden"]["within_tolerance"] == true);
-    }
-    CHECK(report_machine_figures(timed[0].report) == report_machine_figures(timed[1].report));
-    CHECK(file_bytes(dir.file("0.npy")) == file_bytes(dir.file("1.npy")));
-    CHECK(timed[0].report["timing"]["fma_issued"] == timed[0].report["timing"]["fma_expected"]);
+    check_matmul_engines("run --task matmul --algorithm systolic " + run);
   }
 }
 
