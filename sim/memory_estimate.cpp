@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/algorithm.hpp"
+#include "sim/geometry.hpp"
 #include "sim/program.hpp"
 
 namespace torus {
@@ -50,8 +51,20 @@ std::string per_word_reason(const RunConfig& run, const MachineConfig& machine, 
     if (extents[a] % static_cast<std::size_t>(parts[a]) != 0) return "blocks of two sizes (N not a multiple of P)";
   if (machine.roll_policy != "after_compute") return "roll_policy " + machine.roll_policy;
   if (machine.micro_schedule != "interleaved") return "micro_schedule " + machine.micro_schedule;
-  if (machine.fma_per_cycle > 1) return "fma_per_cycle " + std::to_string(machine.fma_per_cycle) + " (computes may share a cycle)";
-  if (run.boundary.find("mesh") != std::string::npos) return "boundary mesh (messages through routers)";
+  // A compute that starts in the cycle the one before ended in has closed forms when its
+  // targets (at least the smallest block's words) fill L f issue slots (docs/timing-model.md).
+  double smallest_block = 1;
+  for (std::size_t a = 0; a < 3; ++a) smallest_block *= static_cast<double>(extents[a] / static_cast<std::size_t>(parts[a]));
+  if (machine.fma_per_cycle > 1 && smallest_block < static_cast<double>(machine.fma_latency * machine.fma_per_cycle))
+    return "fma_per_cycle " + std::to_string(machine.fma_per_cycle) + " with blocks of fewer than fma_latency x fma_per_cycle words";
+  // On a mesh axis of more than two nodes the roll across the edge is routed through others:
+  // forwarded whole where nothing else asks for the links it passes, which holds for the one
+  // roll per step of the local-coefficient Program (the orbital one rolls three blocks per
+  // step, whose routed rolls may wait for each other).
+  const TorusShape shape = run.torus_shape();
+  for (std::size_t a = 0; a < 3; ++a)
+    if (shape.boundary[a] == Topology::Mesh && parts[a] > 2 && run.algorithm != "orbital_local_coefficients")
+      return "boundary mesh with algorithm " + run.algorithm + " (messages through routers that may wait for each other)";
   if (machine.link_buffer_words != "auto" && static_cast<double>(machine.link_buffer(0)) <= largest_block)
     return "link_buffer_words " + machine.link_buffer_words + " (not above the block's words)";
   if (machine.event_closed_forms == "off") return "event_closed_forms off";
@@ -170,8 +183,9 @@ void check_memory(const RunConfig& run, const MachineConfig& machine, bool compl
                                   : "a smaller N or P; engine event keeps times per word and per fma here because of " +
                                         estimate.per_word_because +
                                         " (closed forms need: values off, N a multiple of P, roll_policy after_compute, "
-                                        "micro_schedule interleaved, fma_per_cycle 1, boundary torus, link_buffer_words auto or above a "
-                                        "block)";
+                                        "micro_schedule interleaved, fma_per_cycle 1 or blocks of at least fma_latency x fma_per_cycle "
+                                        "words, boundary torus (mesh: only for orbital_local_coefficients or axes of at most 2 nodes), "
+                                        "link_buffer_words auto or above a block)";
   check_memory(estimate, run.max_memory, smaller);
 }
 

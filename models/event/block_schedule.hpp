@@ -27,7 +27,8 @@ struct ReadyPattern {
 
 struct BlockTiming {
   Cycle first = 0, last = 0;   // first and last issue, cycles after the start
-  Cycle busy = 0;              // distinct issue cycles
+  Cycle busy = 0;              // distinct issue cycles, but the start cycle when the unit issued in it before
+  unsigned offset = 0;         // fma the unit had already issued in the start cycle (interleaved: the stream's shift)
   unsigned in_last_cycle = 0;  // fma issued in the last issue cycle
   ReadyPattern ready;          // per target
 };
@@ -49,9 +50,10 @@ class BlockSchedules {
   BlockSchedules(Cycle latency, unsigned per_cycle) : latency_(latency), per_cycle_(per_cycle) {}
   // The compute of `shape` started `shift` cycles after a closed-form compute on the same
   // accumulator whose targets become usable as `previous` says (none: every target usable at
-  // the start). Nothing when the closed form does not cover it (the per-instruction rule must
-  // then be evaluated).
-  std::optional<BlockTiming> time(const BlockShape& shape, const ReadyPattern* previous, Cycle shift) const;
+  // the start), in a cycle in which the unit already issued `offset` < f fma (of the compute
+  // before, which ended mid-cycle). Nothing when the closed form does not cover it (the
+  // per-instruction rule must then be evaluated).
+  std::optional<BlockTiming> time(const BlockShape& shape, const ReadyPattern* previous, Cycle shift, unsigned offset = 0) const;
   // Instruction i's issue cycle after the start, in the compute `timing` gives.
   Cycle issue_of(const BlockShape& shape, const BlockTiming& timing, std::uint64_t i) const;
   FmaPlace place_of(const BlockShape& shape, std::uint64_t i) const;
@@ -59,7 +61,7 @@ class BlockSchedules {
   unsigned per_cycle() const { return per_cycle_; }
 
  private:
-  BlockTiming undelayed(const BlockShape& shape) const;
+  std::optional<BlockTiming> undelayed(const BlockShape& shape, unsigned offset) const;
   Cycle latency_;
   unsigned per_cycle_;
 };

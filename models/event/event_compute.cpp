@@ -33,7 +33,10 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   Walk& w = node.walk;
   Cycle start = w.at;
   if (start == w.last_issue && w.issued_then >= params_.per_cycle) ++start;
-  if (w.last_issue != never && start <= w.last_issue) return false;  // shares a cycle with earlier fma
+  if (w.last_issue != never && start < w.last_issue) return false;
+  // Fma of the compute before issued in the start cycle (it ended mid-cycle): only the closed
+  // forms cover the slots left in it.
+  const unsigned offset = w.last_issue != never && start == w.last_issue ? w.issued_then : 0;
   const TaskDataflow& flow = node.flow[w.next];
   BufferTimes& acc = node.buffers[task.buffer];
   const KernelSpec& kernel = program_.kernels[task.kernel];
@@ -57,7 +60,7 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
       for (std::size_t t = 0; t < 2 * acc_words; ++t)
         if (acc.component_ready[t] > start) return false;
   } else if (acc.compact) {
-    if (acc.compact_generation != flow.generation) return false;
+    if (!acc.holds(flow.generation, acc_words)) return false;
   } else {
     for (std::size_t word = 0; word < acc_words; ++word)
       if (acc.generation[word] != flow.generation) return false;
@@ -66,11 +69,13 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   const BlockShape shape{acc_words * components, kernel.reduction() * components, chained_, params_.split};
   std::optional<BlockTiming> closed;
   if (closed_forms_ && acc.schedule == FmaSchedules::none)
-    closed = blocks_.time(shape, acc.closed_form ? &acc.pattern : nullptr, acc.closed_form ? start - acc.schedule_start : 0);
+    closed = blocks_.time(shape, acc.closed_form ? &acc.pattern : nullptr, acc.closed_form ? start - acc.schedule_start : 0,
+                          offset);
+  if (offset != 0 && !closed) return false;
   if (inputs > start && (!closed || !inputs_in_time(kernel, op, coef, shape, *closed, start, inputs))) return false;
   WholeCompute whole;
   if (closed) {
-    whole = {closed->first, closed->last, closed->busy, closed->in_last_cycle};
+    whole = {closed->first, closed->last, closed->busy, closed->in_last_cycle, offset != 0 ? Cycle{1} : Cycle{0}};
     acc.closed_form = true;
     acc.pattern = closed->ready;
     ++closed_computes_;
@@ -123,7 +128,7 @@ void EventEngine::time_whole(std::size_t n, const Task& task, Cycle start, const
   BufferTimes& acc = node.buffers[task.buffer];
   const std::size_t count = program_.kernels[task.kernel].multiply_adds() * (params_.split ? 4 : 1);
   node.record.busy += whole.busy;
-  node.record.dependency += whole.last + 1 - whole.busy;
+  node.record.dependency += whole.last + 1 - whole.counted - whole.busy;
   node.accounted_until = start + whole.last + 1;
   w.last_issue = start + whole.last;
   w.issued_then = whole.in_last_cycle;
@@ -132,12 +137,14 @@ void EventEngine::time_whole(std::size_t n, const Task& task, Cycle start, const
     return start + (acc.closed_form ? acc.pattern.at(t, params_.per_cycle) : schedules_[acc.schedule].target_ready[t]);
   };
   const std::size_t words = program_.kernels[task.kernel].accumulator_words();
-  if (acc.compact && acc.closed_form && words == acc.size) {  // the whole buffer follows the compute's form
-    acc.ready_form.kind = TimeForm::Kind::Compute;
-    acc.ready_form.start = start;
-    acc.ready_form.pattern = acc.pattern;
-    acc.ready_form.split = params_.split;
-    acc.ready_form.per_cycle = params_.per_cycle;
+  if (acc.compact && acc.closed_form) {  // the block's words follow the compute's form
+    acc.set(words, [&](Segment& s) {
+      s.ready.kind = TimeForm::Kind::Compute;
+      s.ready.start = start;
+      s.ready.pattern = acc.pattern;
+      s.ready.split = params_.split;
+      s.ready.per_cycle = params_.per_cycle;
+    });
     acc.compact_writes_left = 0;
   } else if (params_.split) {
     acc.expand();

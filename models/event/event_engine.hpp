@@ -51,6 +51,7 @@ class EventEngine {
   struct WholeCompute {
     Cycle first = 0, last = 0, busy = 0;
     unsigned in_last_cycle = 0;
+    Cycle counted = 0;  // its first cycles classified already: 1 when it starts in the cycle the compute before ended in
   };
   bool inputs_in_time(const KernelSpec& kernel, const BufferTimes& op, const BufferTimes& coef, const BlockShape& shape,
                       const BlockTiming& timing, Cycle start, Cycle inputs) const;
@@ -71,7 +72,22 @@ class EventEngine {
   void note_left(std::uint32_t m, std::uint32_t moved, Cycle last);
   // Whole messages in closed form (event_whole_message.cpp); false where the per-word rules must run.
   bool leave_whole(std::uint32_t m);
+  bool forward_whole(std::uint32_t hop);
+  bool credits_back(const LinkState& link, std::uint64_t base, std::uint64_t W, Cycle by) const;
+  void put_whole(LinkState& link, const Stair& leave, std::uint64_t W, std::int64_t next_tick) const;
+  static std::uint64_t most_held(const Stair& arrival, const Stair& taken, std::uint64_t words);
   bool store_whole(std::uint32_t m);
+  // The form of the times message m's words left on hop h (0: its first link), when it went whole.
+  const Stair* whole_form(std::uint32_t m, std::uint32_t h) const {
+    if (h == 0) return messages_[m].whole ? &messages_[m].leave_form : nullptr;
+    const HopState& hop = hops_[messages_[m].through + h - 1];
+    return hop.whole ? &hop.leave_form : nullptr;
+  }
+  // When word k of message m left on hop h (known for the words that left on it).
+  Cycle left_on(std::uint32_t m, std::uint32_t h, std::uint32_t k) const {
+    if (const Stair* form = whole_form(m, h)) return form->at(k);
+    return h == 0 ? messages_[m].leave[k] : hops_[messages_[m].through + h - 1].leave[k];
+  }
   bool release_whole(const MessageState& s, std::size_t source, Cycle& release) const;
   void note_credits(const MessageState& s, LinkState& link) const;
   void release_history(MessageState& s, const LinkState& link) const;
@@ -110,6 +126,8 @@ class EventEngine {
   // Classes and records (event_records.cpp).
   void classify_waits(std::size_t n);
   std::vector<std::pair<Cycle, Cycle>> starved_cycles(const LinkState& link) const;
+  std::uint64_t stretch_end(const LinkState& link, std::uint64_t i, std::uint64_t j) const;
+  bool starves_in(const LinkState& link, std::uint64_t i, std::uint64_t end) const;
   Cycle first_word_after(const MessageState& s, Cycle cycle) const;
   bool head_released(const std::vector<std::uint32_t>& sends, Cycle cycle) const;
   // Work list.
@@ -138,7 +156,7 @@ class EventEngine {
   BlockSchedules blocks_;
   bool closed_forms_ = false;  // the micro-schedule has closed forms and the test hook per_word is off
   // How much the closed forms covered, for the report: computes, and messages sent and stored whole.
-  std::uint64_t computes_ = 0, closed_computes_ = 0, sent_whole_ = 0, stored_whole_ = 0;
+  std::uint64_t computes_ = 0, closed_computes_ = 0, sent_whole_ = 0, stored_whole_ = 0, forwarded_whole_ = 0;
   bool chained_ = false;
   std::vector<std::uint32_t> receive_task_of_;
   std::vector<NodeState> nodes_;

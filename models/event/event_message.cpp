@@ -55,7 +55,7 @@ bool EventEngine::leave_next(std::uint32_t m) {
   NodeState& node = nodes_[source];
   BufferTimes& buffer = node.buffers[s.buffer];
   if (s.sent == 0 && leave_whole(m)) return true;
-  const Cycle d = params_.link_latency, granted = s.granted_at == never ? 0 : s.granted_at;
+  const Cycle granted = s.granted_at == never ? 0 : s.granted_at;
   const bool one_hop = hop_count(m) == 1;
   StepRecord& step = node.steps[s.step];
   const std::uint32_t first = s.sent;
@@ -72,14 +72,12 @@ bool EventEngine::leave_next(std::uint32_t m) {
     if (k == 0) {  // per word from here on
       s.release_at.assign(s.words, never);
       s.leave.assign(s.words, never);
-      s.arrival.assign(s.words, never);
       if (node.datapath->holds_values()) s.payload.assign(s.words, {});
       buffer.expand();
     }
     link.leave(at, params_);
     s.release_at[k] = release;
     s.leave[k] = at;
-    if (one_hop) s.arrival[k] = at + d;
     if (!s.payload.empty()) s.payload[k] = node.datapath->read(s.buffer, word);
     buffer.left[word] = buffer.left[word] == never ? at : std::max(buffer.left[word], at);
     step.first_send = std::min(step.first_send, at);  // the step's sends may leave on several links, in any order
@@ -167,7 +165,7 @@ bool EventEngine::store_next(std::uint32_t m) {
   if (!s.receive_posted || s.taken >= arrived) return false;
   LinkState& link = links_[last_link(m)];
   if (link.pops.count() != last_base(m) + s.taken) return false;  // a word ahead of it on the link is still there
-  if (s.taken == 0 && s.whole && store_whole(m)) return true;
+  if (s.taken == 0 && whole_form(m, hop_count(m) - 1) && store_whole(m)) return true;
   const std::size_t destination = program_.messages[m].destination;
   NodeState& node = nodes_[destination];
   BufferTimes* buffer = s.into == no_buffer ? nullptr : &node.buffers[s.into];
@@ -177,7 +175,7 @@ bool EventEngine::store_next(std::uint32_t m) {
   while (s.taken < arrived) {
     const std::uint32_t word = word_at(s, s.taken);
     if (owing && owes(*buffer, word, s.into_generation)) break;  // its place still owes a word to a send
-    const Cycle arrival = s.whole ? s.leave_form.at(s.taken) + params_.link_latency : s.arrival[s.taken];
+    const Cycle arrival = left_on(m, hop_count(m) - 1, s.taken) + params_.link_latency;
     at = std::max({at, arrival, s.receive_posted_at + 1});
     if (buffer) {
       buffer->expand();
@@ -198,7 +196,6 @@ bool EventEngine::store_next(std::uint32_t m) {
   if (s.taken == s.words) {
     s.last_store = at;
     std::vector<std::complex<double>>().swap(s.payload);
-    std::vector<Cycle>().swap(s.arrival);
     forget_active(destination, m);
     note_credits(s, link);
     release_history(s, link);

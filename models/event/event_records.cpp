@@ -11,26 +11,70 @@
 namespace torus::event {
 
 // The cycles after whose send phase the link holds no credit, as intervals [from, to): credits
-// return `latency` after each word is stored and are collected before the send phase.
+// return `latency` after each word is stored and are collected before the send phase. After
+// word i leaves, the link holds none until the credit of word i + 1 - B returns (word i + 1
+// cannot leave before it does), so they are the union over i of [leaves[i], pops[i + 1 - B] + d).
+// Where both sequences follow whole-message forms, that difference, a floor(...) + d -
+// floor(...) of two stairs of one slope (periodic, every num words) or a constant less a
+// growing stair, is checked on one period and the stretch skipped when it is never positive.
 std::vector<std::pair<Cycle, Cycle>> EventEngine::starved_cycles(const LinkState& link) const {
   std::vector<std::pair<Cycle, Cycle>> out;
   const Cycle d = params_.link_latency;
-  // The dropped words all left and returned by history_from: from there on the count is exact.
-  std::uint64_t left = link.leaves.base, back = link.pops.base;
-  std::int64_t credits = static_cast<std::int64_t>(params_.buffer_words) - static_cast<std::int64_t>(left) +
-                         static_cast<std::int64_t>(back);
-  while (left < link.leaves.count()) {
-    const Cycle c = std::min(link.leaves[left], back < link.pops.count() ? link.pops[back] + d : never);
-    while (back < link.pops.count() && link.pops[back] + d <= c) ++back, ++credits;
-    while (left < link.leaves.count() && link.leaves[left] == c) ++left, --credits;
-    if (credits > 0) continue;
-    const Cycle until = back < link.pops.count() ? link.pops[back] + d : never;
-    const Cycle from = std::max(c, link.history_from);
-    if (from >= until) continue;
-    if (!out.empty() && out.back().second >= from) out.back().second = std::max(out.back().second, until);
-    else out.push_back({from, until});
+  const std::uint64_t B = params_.buffer_words;
+  const auto gap = [&](std::uint64_t i) -> std::int64_t {
+    return static_cast<std::int64_t>(link.pops[i + 1 - B] + d) - static_cast<std::int64_t>(link.leaves[i]);
+  };
+  std::uint64_t i = std::max(link.leaves.base, B - 1);
+  while (i < link.leaves.count()) {
+    const std::uint64_t j = i + 1 - B;
+    if (j < link.pops.base) {  // returned by history_from, before which nothing is counted
+      i = link.pops.base + B - 1;
+      continue;
+    }
+    if (j >= link.pops.count()) {  // its credit never came back
+      out.push_back({std::max(link.leaves[i], link.history_from), never});
+      break;
+    }
+    const std::uint64_t end = stretch_end(link, i, j);
+    if (end > i + 1 && !starves_in(link, i, end)) {
+      i = end;
+      continue;
+    }
+    for (; i < end; ++i) {
+      if (gap(i) <= 0) continue;
+      const Cycle from = std::max(link.leaves[i], link.history_from), until = link.pops[i + 1 - B] + d;
+      if (from >= until) continue;
+      if (!out.empty() && out.back().second >= from) out.back().second = std::max(out.back().second, until);
+      else out.push_back({from, until});
+    }
   }
   return out;
+}
+
+// The end of the words from i on whose leaving and whose credits' word (from j on) both follow
+// one whole-message form each; i + 1 when either is a run of single times.
+std::uint64_t EventEngine::stretch_end(const LinkState& link, std::uint64_t i, std::uint64_t j) const {
+  const History::Run& left = link.leaves.run_of(i);
+  const History::Run& taken = link.pops.run_of(j);
+  if (!left.formed || !taken.formed || left.form.floor_at != 0) return i + 1;
+  return std::min(left.end(), i + (taken.end() - j));
+}
+
+// Whether some word of [i, end), all in one stretch, leaves the link without credit.
+bool EventEngine::starves_in(const LinkState& link, std::uint64_t i, std::uint64_t end) const {
+  const std::uint64_t B = params_.buffer_words;
+  const History::Run& left = link.leaves.run_of(i);
+  const History::Run& taken = link.pops.run_of(i + 1 - B);
+  const Stair& l = left.form;
+  const Stair& p = taken.form;
+  const auto d = static_cast<std::int64_t>(params_.link_latency);
+  const auto stair = [](const Stair& s, std::uint64_t k) { return static_cast<std::int64_t>((s.sigma + k * s.den) / s.num); };
+  // max(floor_at, stair) + d - leave: the floor part is largest at the first word, the stair part periodic.
+  const std::uint64_t li = i - left.first, pj = i + 1 - B - taken.first;
+  if (static_cast<std::int64_t>(p.floor_at) + d > static_cast<std::int64_t>(l.at(li))) return true;
+  for (std::uint64_t k = 0; k < std::min<std::uint64_t>(end - i, l.num + 1); ++k)
+    if (stair(p, pj + k) + d > static_cast<std::int64_t>(l.at(li + k))) return true;
+  return false;
 }
 
 // The first word of the message still to leave after `cycle`'s send phase, or words when none.
@@ -112,14 +156,19 @@ EngineRecords EventEngine::records() const {
   r.fma_per_cycle = params_.per_cycle;
   r.copies = program_.nodes_represented() / nodes_.size();
   std::uint64_t messages = 0;
-  for (const Message& m : program_.messages) messages += m.words > 0 ? 1 : 0;
+  std::uint64_t hops = 0;
+  for (const Message& m : program_.messages) {
+    messages += m.words > 0 ? 1 : 0;
+    hops += m.words > 0 ? m.route.size() - 1 : 0;
+  }
   r.fast_forward_note = "engine event times whole tasks and messages: nothing is stepped cycle by cycle; closed forms: ";
-  if (closed_computes_ == computes_ && sent_whole_ == messages && stored_whole_ == messages)
+  if (closed_computes_ == computes_ && sent_whole_ == messages && stored_whole_ == messages && forwarded_whole_ == hops)
     r.fast_forward_note += "every compute and message";
   else
     r.fast_forward_note += std::to_string(closed_computes_) + " of " + std::to_string(computes_) + " computes, " +
                            std::to_string(sent_whole_) + " of " + std::to_string(messages) + " messages sent and " +
-                           std::to_string(stored_whole_) + " stored whole";
+                           std::to_string(stored_whole_) + " stored whole" +
+                           (hops > 0 ? ", " + std::to_string(forwarded_whole_) + " of " + std::to_string(hops) + " router hops forwarded whole" : "");
   return r;
 }
 

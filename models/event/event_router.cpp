@@ -57,7 +57,6 @@ void EventEngine::plan_routes() {
       hop.hop = static_cast<std::uint16_t>(h);
       hop.port = static_cast<std::uint8_t>(opposite(msg.route[h - 1]));
       hop.link = static_cast<std::uint32_t>(node * direction_count + static_cast<std::size_t>(msg.route[h]));
-      hop.leave.assign(msg.words, never);
       LinkState& link = links_[hop.link];
       link.starved_from = 0;  // its word times are kept whole: the node-cycle classes read them at the end
       if (link.arbiter == no_arbiter) {
@@ -76,25 +75,25 @@ bool EventEngine::forward_next(std::uint32_t index) {
   const std::uint32_t m = hop.message;
   MessageState& s = messages_[m];
   if (hop.granted_at == never || hop.sent == s.words) return false;
+  if (hop.sent == 0 && forward_whole(index)) return true;
   const HopState* before = hop.hop == 1 ? nullptr : &hops_[index - 1];
   const std::uint32_t arrived = before ? before->sent : s.sent;
-  const std::vector<Cycle>& left = before ? before->leave : s.leave;
   const std::uint64_t base = before ? before->link_base : s.link_base;
   LinkState& in = links_[before ? before->link : first_link(m)];
   LinkState& link = links_[hop.link];
   const bool last = hop.hop + 1u == hop_count(m);
   const Cycle d = params_.link_latency;
   const std::uint32_t first = hop.sent;
+  if (first < arrived && hop.leave.empty()) hop.leave.assign(s.words, never);  // per word from here on
   while (hop.sent < arrived) {
     const std::uint32_t k = hop.sent;
     if (in.pops.count() != base + k) throw std::logic_error("engine event: a word passing through overtook one ahead of it");
-    const Cycle arrival = left[k] + d;
+    const Cycle arrival = left_on(m, hop.hop - 1u, k) + d;
     Cycle at = 0;
     if (!link.slot(hop.link_base + k, std::max(arrival, hop.granted_at), params_, at)) break;
     link.leave(at, params_);
     in.pop(arrival, at, true);
     hop.leave[k] = at;
-    if (last) s.arrival[k] = at + d;
     ++hop.sent;
   }
   if (hop.sent == first) return false;
@@ -133,7 +132,7 @@ bool EventEngine::ask_of(std::uint32_t ref, Ask& ask) const {
   const LinkState& in = links_[before ? before->link : first_link(hop.message)];
   const std::uint64_t base = before ? before->link_base : s.link_base;
   if (in.pops.count() != base) return false;  // words ahead of it in the input buffer are still there
-  ask.asked = (before ? before->leave[0] : s.leave[0]) + params_.link_latency;
+  ask.asked = left_on(hop.message, hop.hop - 1u, 0) + params_.link_latency;
   const Cycle front = base == 0 ? 0 : in.last_pop + (in.last_pop_forwarded ? 1 : 0);
   ask.present = std::max(ask.asked, front);
   ask.rank = 1u + hop.port;

@@ -48,12 +48,22 @@ struct Params {
   bool per_word = false;     // test hook: no closed forms, every whole compute timed per instruction
 };
 
+// What a compact buffer knows of a run of its words, from the end of the run before up to
+// `end`: the generation they hold and the forms of their times (since: stored or placed; left:
+// last left on a link). A block occupies the first words of its buffer, so a buffer that holds
+// blocks of several sizes over time keeps one run per size its words last saw.
+struct Segment {
+  std::size_t end = 0;
+  std::uint32_t generation = 0;
+  TimeForm ready, since, left;
+};
+
 // One buffer of a node: per word, when its value is usable, which generation it holds and since
 // when, when its last update of the running compute is usable (for words sent as they become
 // final), and the last cycle it left on a link. While its words all follow closed forms (the
 // buffer is `compact`: loaded, zeroed, stored by a whole message or updated by a closed-form
-// compute as a whole) it keeps the forms instead of the per-word vectors, which expand() builds
-// the first time a per-word rule needs them.
+// compute as a whole block, of any size) it keeps the forms, per run of words (Segment),
+// instead of the per-word vectors, which expand() builds the first time a per-word rule needs them.
 struct BufferTimes {
   std::vector<Cycle> ready, since, left;
   std::vector<Cycle> component_ready;  // split complex: word * 2 + component
@@ -76,9 +86,23 @@ struct BufferTimes {
   bool compact = false;
   std::size_t size = 0;
   bool split = false;
-  std::uint32_t compact_generation = 0;
   std::uint16_t compact_writes_left = 0;
-  TimeForm ready_form, since_form, left_form;  // since: stored or placed; left: last left on a link
+  std::vector<Segment> segments;  // compact: in order of their ends, the last one's is `size`
+
+  // Compact: whether the first `words` words are all usable at one cycle (`at`), and the last
+  // cycle any of them left on a link (0 if none ever did).
+  bool ready_at_once(std::size_t words, Cycle& at) const;
+  Cycle latest_left(std::size_t words) const;
+  // Changes the runs of the first `words` words by `change` (split at `words` first).
+  template <class Change>
+  void set(std::size_t words, Change change) {
+    split_at(words);
+    for (Segment& s : segments) {
+      if (s.end > words) break;
+      change(s);
+    }
+  }
+  const Segment& segment_of(std::size_t w) const;
 
   // Each of the first `words` words (the block a compute reads leads its buffer) holds `g` and
   // is usable by `cycle`.
@@ -90,13 +114,16 @@ struct BufferTimes {
   bool holds(std::uint32_t g, std::size_t words) const;  // each of the first `words` words holds `g`
   Cycle latest(std::size_t words) const;                 // the last of the first `words` words usable
   Cycle latest_since(std::size_t words) const;           // the last of them stored or placed
-  std::uint32_t generation_at(std::size_t w) const { return compact ? compact_generation : generation[w]; }
-  Cycle ready_at(std::size_t w) const { return compact ? ready_form.at(w) : ready[w]; }
+  std::uint32_t generation_at(std::size_t w) const { return compact ? segment_of(w).generation : generation[w]; }
+  Cycle ready_at(std::size_t w) const { return compact ? segment_of(w).ready.at(w) : ready[w]; }
   std::uint16_t writes_left_at(std::size_t w) const { return compact ? compact_writes_left : writes_left[w]; }
   void set_writes_left(std::uint16_t count) {
     if (compact) compact_writes_left = count;
     else std::fill(writes_left.begin(), writes_left.end(), count);
   }
+
+ private:
+  void split_at(std::size_t words);
 };
 
 struct MessageState {
@@ -122,10 +149,11 @@ struct MessageState {
   std::uint32_t taken = 0;       // words whose storing cycle is known
   Cycle last_store = never;      // when the last word was stored
   Cycle last_leave = never;      // when the last word left
-  // Per word in sending order: released, left its source, arrived at its destination. The first
-  // two are dropped once the message is complete unless its link has run out of credit by then
-  // (only then can the classes of a node's waits need them) or it takes more than one hop.
-  std::vector<Cycle> release_at, leave, arrival;
+  // Per word in sending order: released, left its source (its arrival at the destination is
+  // when it left on the last hop, + latency). Dropped once the message is complete unless its
+  // link has run out of credit by then (only then can the classes of a node's waits need them)
+  // or it takes more than one hop.
+  std::vector<Cycle> release_at, leave;
   std::vector<std::complex<double>> payload;
   // Sent as a whole (EventEngine::leave_whole): word k left at leave_form.at(k), released at
   // whole_release (the first word: whole_started); the vectors above stay empty.
@@ -148,7 +176,10 @@ struct HopState {
   Cycle granted_at = never;       // when it got the link
   std::uint64_t link_base = 0;    // index of its first word among all words of the link
   std::uint32_t sent = 0;         // words whose leaving cycle is known
-  std::vector<Cycle> leave;
+  std::vector<Cycle> leave;       // per word, once a word is forwarded one by one
+  // Forwarded as a whole (EventEngine::forward_whole): word k left at leave_form.at(k).
+  bool whole = false;
+  Stair leave_form;
 };
 
 // A link that messages passing through ask for: who may ask. Its own node's messages take it
@@ -178,11 +209,15 @@ struct History {
   std::uint64_t base = 0, end = 0;
   std::uint64_t count() const { return end; }
   std::uint64_t kept() const { return end - base; }
-  Cycle operator[](std::uint64_t i) const {
+  const Run& run_of(std::uint64_t i) const {
     const Run* run = &runs.back();
     if (i < run->first)
       run = &*std::prev(std::upper_bound(runs.begin(), runs.end(), i, [](std::uint64_t v, const Run& r) { return v < r.first; }));
-    return run->formed ? run->form.at(i - run->first) : run->times[i - run->first];
+    return *run;
+  }
+  Cycle operator[](std::uint64_t i) const {
+    const Run& run = run_of(i);
+    return run.formed ? run.form.at(i - run.first) : run.times[i - run.first];
   }
   void push(Cycle at) {
     if (runs.empty() || runs.back().formed) runs.push_back(Run{end, 0, {}, {}});

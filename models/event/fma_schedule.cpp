@@ -5,13 +5,14 @@
 
 namespace torus::event {
 
-std::uint32_t FmaSchedules::find(std::uint32_t kernel, const MicroProgram& micro, std::uint32_t previous, Cycle shift) {
+std::uint32_t FmaSchedules::find(std::uint32_t kernel, const MicroProgram& micro, std::uint32_t previous, Cycle shift,
+                                 unsigned offset) {
   if (previous != none) {
     const std::vector<Cycle>& before = schedules_[previous].target_ready;
     if (shift >= *std::max_element(before.begin(), before.end())) previous = none;  // everything usable by now
   }
   if (previous == none) shift = 0;
-  const auto key = std::make_tuple(kernel, previous, shift);
+  const auto key = std::make_tuple(kernel, previous, shift, offset);
   if (const auto it = index_.find(key); it != index_.end()) return it->second;
   std::vector<Cycle> ready(micro.instructions.empty() ? 0 : 1, 0);
   std::uint32_t targets = 0;
@@ -25,26 +26,26 @@ std::uint32_t FmaSchedules::find(std::uint32_t kernel, const MicroProgram& micro
       const Cycle r = schedules_[previous].target_ready[t];
       ready[t] = r > shift ? r - shift : 0;
     }
-  schedules_.push_back(compute(micro, ready));
+  schedules_.push_back(compute(micro, ready, offset));
   const auto id = static_cast<std::uint32_t>(schedules_.size() - 1);
   index_.emplace(key, id);
   return id;
 }
 
 std::uint32_t FmaSchedules::from(const MicroProgram& micro, std::vector<Cycle> target_ready) {
-  schedules_.push_back(compute(micro, target_ready));
+  schedules_.push_back(compute(micro, target_ready, 0));
   return static_cast<std::uint32_t>(schedules_.size() - 1);
 }
 
 // The issue rule of docs/timing-model.md with every operand usable from cycle 0: each fma at
 // the first cycle, from the previous issue on and within the unit's slots, at which its target
-// is usable.
-FmaSchedule FmaSchedules::compute(const MicroProgram& micro, const std::vector<Cycle>& target_ready) const {
+// is usable; `offset` of cycle 0's slots are taken already (and that cycle counted busy).
+FmaSchedule FmaSchedules::compute(const MicroProgram& micro, const std::vector<Cycle>& target_ready, unsigned offset) const {
   FmaSchedule s;
   s.target_ready = target_ready;
   s.issue.reserve(micro.instructions.size());
-  Cycle last = never;
-  unsigned in_cycle = 0;
+  Cycle last = offset > 0 ? 0 : never;
+  unsigned in_cycle = offset;
   for (const FmaInstruction& i : micro.instructions) {
     Cycle t = last == never ? 0 : last;
     if (t == last && in_cycle >= per_cycle_) ++t;

@@ -81,7 +81,7 @@ nlohmann::json records_here(const Program& program, const Machine& machine, cons
                             {}};
   try {
     const std::unique_ptr<EngineRun> timed = engine == "systemc" ? run_cycle_engine(inputs) : run_event_engine(inputs);
-    return {{"completed", true}, {"records", records_json(timed->records())}};
+    return {{"completed", true}, {"records", records_json(timed->records())}, {"note", timed->records().fast_forward_note}};
   } catch (const StallError& e) {
     return {{"completed", false}, {"stall", e.what()}};
   }
@@ -105,8 +105,15 @@ std::pair<std::size_t, std::size_t> receive_of(const Program& program, std::uint
 std::pair<std::size_t, std::size_t> send_of(const Program& program, std::uint32_t m) { return task_of(program, m, TaskKind::Send); }
 
 nlohmann::json engine_records(const Program& program, const Machine& machine, const std::string& engine) {
-  if (engine == "systemc") return run_isolated([&] { return records_here(program, machine, engine); });
-  return records_here(program, machine, engine);
+  nlohmann::json out = engine == "systemc" ? run_isolated([&] { return records_here(program, machine, engine); })
+                                           : records_here(program, machine, engine);
+  out.erase("note");  // describes the engine, not the machine
+  return out;
+}
+
+std::string closed_form_note(const Program& program, const Machine& machine) {
+  const nlohmann::json out = records_here(program, machine, "event_no_values");
+  return out.value("note", std::string{});
 }
 
 nlohmann::json time_program_event(const Program& program, const Machine& machine) {

@@ -165,5 +165,7 @@ nlohmann::json time_program_event(const Program& program, const Machine& machine
 // {"completed": false, "stall": message} when the engine found the Program cannot finish (the
 // run driver's exit 5). `engine`: "systemc" (run in its own process) or "event".
 nlohmann::json engine_records(const Program& program, const Machine& machine, const std::string& engine);
+// What the event engine without values timed in closed form (its report's fast-forward note).
+std::string closed_form_note(const Program& program, const Machine& machine);
 
 }  // namespace torus::bench

@@ -2,7 +2,8 @@
 // event engine without values (where they hold) against the SystemC engine on hand-built
 // Programs that reach the forms' edge cases: a message whose first word shares a cycle with the
 // last word of the message before it on the link (more than one word a cycle), and a receive
-// posted after its words arrived, so they wait in the link's buffer.
+// posted after its words arrived, so they wait in the link's buffer; and messages forwarded
+// whole through routers.
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +21,15 @@ void all_agree(const Program& p, const Machine& machine) {
   CHECK(engine_records(p, machine, "event") == systemc);
 }
 
+// A link of `rate` words per cycle and `latency`, with 20-word buffers (more than any message here).
+Machine link_of(Rational rate, Cycle latency) {
+  Machine machine;
+  machine.link_rate = rate;
+  machine.link_latency = latency;
+  machine.link_buffer_words = 20;
+  return machine;
+}
+
 }  // namespace
 
 TEST_CASE("whole messages: back to back on a link, at any rate, as the SystemC engine times them", "[model][event][closed_form]") {
@@ -27,11 +37,7 @@ TEST_CASE("whole messages: back to back on a link, at any rate, as the SystemC e
   for (const Rational rate : {Rational{1, 1}, Rational{3, 2}, Rational{2, 1}, Rational{2, 3}, Rational{5, 3}})
     for (const Cycle latency : {Cycle{1}, Cycle{3}}) {
       INFO("rate " << rate.num << "/" << rate.den << ", latency " << latency);
-      Machine machine;
-      machine.link_rate = rate;
-      machine.link_latency = latency;
-      machine.link_buffer_words = 20;
-      all_agree(p, machine);
+      all_agree(p, link_of(rate, latency));
     }
 }
 
@@ -52,4 +58,29 @@ TEST_CASE("whole messages: a receive posted after its words arrived", "[model][e
       machine.link_buffer_words = 20;
       all_agree(p, machine);
     }
+}
+
+TEST_CASE("whole messages through routers: each hop forwards the words as they arrive", "[model][event][closed_form][router]") {
+  // One message of 8 words from node 0 three hops on. Node 0 sends word j at floor(j den / num)
+  // (the first hop's whole form from tick 0); nodes 1 and 2 forward each word in the cycle it
+  // arrives, so it lands at node 3 at floor(j den / num) + 3d and the run ends with the last
+  // word stored: rate 1: 7 + 3d; rate 2/3: floor(21 / 2) + 3d = 10 + 3d; rate 3/2:
+  // floor(14 / 3) + 3d = 4 + 3d.
+  const Program p = one_message(4, 3);
+  for (const auto& [rate, last_leaves] : {std::pair{Rational{1, 1}, 7}, {Rational{2, 3}, 10}, {Rational{3, 2}, 4}})
+    for (const Cycle d : {Cycle{1}, Cycle{4}}) {
+      INFO("rate " << rate.num << "/" << rate.den << ", latency " << d);
+      const Machine machine = link_of(rate, d);
+      all_agree(p, machine);
+      const nlohmann::json closed = engine_records(p, machine, "event_no_values");
+      std::int64_t finish = 0;
+      for (const auto& node : closed["records"]["nodes"]) finish = std::max<std::int64_t>(finish, node["finish"]);
+      CHECK(finish == last_leaves + static_cast<std::int64_t>(3 * d));
+      CHECK_THAT(closed_form_note(p, machine), Catch::Contains("every compute and message"));
+    }
+  // With 4-word buffers the words wait for credits on every hop: per word, and still the same.
+  Machine tight;
+  tight.link_buffer_words = 4;
+  all_agree(p, tight);
+  CHECK_THAT(closed_form_note(p, tight), !Catch::Contains("every compute and message"));
 }

@@ -1,9 +1,9 @@
 // The event engine's closed forms of whole computes (docs/timing-model.md, "Closed forms of a
 // whole compute") against the same engine timing every compute per instruction (the test hook
 // event_closed_forms off) and, on the smallest runs, against the SystemC engine: on a
-// fixed-seed random set of problems and machines, uneven blocks and per-axis tori included,
-// both algorithms, roll policies and micro-schedules, real and complex data, every report
-// figure must be the same.
+// fixed-seed random set of problems and machines, uneven blocks, meshes and per-axis tori
+// included, 1 to 8 fma per cycle, both algorithms, roll policies and micro-schedules, real and
+// complex data, every report figure must be the same.
 
 #include <catch2/catch.hpp>
 
@@ -47,8 +47,9 @@ Configuration random_configuration(std::mt19937& rng) {
     extents = extent(p);
   }
   return {"--algorithm " + std::string(local ? "orbital_local_coefficients" : "orbital") + " --P " + shape + " --N " + extents +
-         " --direction " + pick(rng, {"forward", "inverse", "both"}) + " --fma_latency " + pick(rng, {"1", "3", "8", "16"}) +
-         " --fma_per_cycle " + pick(rng, {"1", "2", "4"}) + " --link_latency " + pick(rng, {"1", "2", "8"}) +
+         " --boundary " + pick(rng, {"torus", "torus", "mesh", "torus,mesh,torus"}) + " --direction " +
+         pick(rng, {"forward", "inverse", "both"}) + " --fma_latency " + pick(rng, {"1", "3", "5", "8", "16"}) +
+         " --fma_per_cycle " + pick(rng, {"1", "2", "3", "4", "8"}) + " --link_latency " + pick(rng, {"1", "2", "8"}) +
          " --link_words_per_cycle " + pick(rng, {"1", "2", "1/2", "2/3", "3/2"}) + " --link_buffer_words " +
          pick(rng, {"1", "5", "auto"}) + " --roll_policy " + pick(rng, {"after_compute", "overlapped"}) +
          " --micro_schedule " + pick(rng, {"interleaved", "chained"}) + " --transform " + pick(rng, {"dct", "dft"}) +
@@ -86,8 +87,16 @@ TEST_CASE("closed forms: the event engine's report equals timing every compute p
 
 TEST_CASE("closed forms cover every compute and message of an eligible run, at any block size",
           "[scenario][event][closed_form]") {
-  for (const std::string run : {"--N 16 --P 2x2x4 --algorithm orbital_local_coefficients", "--N 12 --P 3 --transform dft",
-                                "--N 1600 --P 16x8x8 --algorithm orbital_local_coefficients --direction forward"}) {
+  // Blue Gene/P-like: 8 fma per cycle, latency 5; N 12 on 4x2x2 has 3x6x6 blocks, 324 fma per
+  // compute, so each compute ends with 4 of its cycle's 8 slots free and the next starts there.
+  const std::string bgp = " --algorithm orbital_local_coefficients --fma_per_cycle 8 --fma_latency 5 --link_bytes_per_cycle 1/2 "
+                          "--link_latency 85 --message_startup_cycles 2550 --complex_fma_cost 4";
+  for (const std::string run : {std::string("--N 16 --P 2x2x4 --algorithm orbital_local_coefficients"), std::string("--N 12 --P 3 --transform dft"),
+                                std::string("--N 1600 --P 16x8x8 --algorithm orbital_local_coefficients --direction forward"),
+                                "--N 12 --P 4x2x2" + bgp, "--N 12 --P 4x2x2 --transform dft" + bgp,
+                                // meshes: rolls across the edge go 3 hops back through the routers
+                                "--N 12 --P 4x3x2 --boundary mesh --direction both" + bgp,
+                                "--N 1200 --P 8x4x4 --boundary mesh --direction forward" + bgp}) {
     INFO(run);
     const CliRun done = run_cli("run --engine event --values off " + run);
     INFO(done.output);
@@ -114,4 +123,24 @@ TEST_CASE("closed forms: a run that would keep per-word state at a huge size is 
 
 TEST_CASE("closed forms: 400 more random runs against per-instruction timing and SystemC", "[.][long][closed_form]") {
   compare(90, 400, 60);
+}
+
+TEST_CASE("closed forms: shared fma cycles and meshes on Blue Gene/P-like machines, against per-instruction timing and SystemC",
+          "[scenario][event][closed_form]") {
+  for (const std::string run : {"--N 12 --P 4x2x2 --fma_per_cycle 8 --fma_latency 5",
+                                "--N 12 --P 4x3x2 --boundary mesh --fma_per_cycle 8 --fma_latency 5 --transform dft --complex_fma_cost 4",
+                                "--N 8x12x6 --P 4x3x2 --boundary mesh --fma_per_cycle 3 --link_words_per_cycle 2/3 --link_latency 7"}) {
+    const std::string full = "run --values off --algorithm orbital_local_coefficients --direction both " + run;
+    INFO(full);
+    const CliRun closed = run_cli(full + " --engine event");
+    const CliRun per_word = run_cli(full + " --engine event --event_closed_forms off");
+    const CliRun systemc = run_cli(full + " --engine systemc");
+    REQUIRE(closed.exit_code == 0);
+    REQUIRE(per_word.exit_code == 0);
+    REQUIRE(systemc.exit_code == 0);
+    CHECK(closed.report["timing"]["fast_forward_note"].get<std::string>().find("closed forms: every compute and message") !=
+          std::string::npos);
+    CHECK(timing_machine_figures(closed.report["timing"]) == timing_machine_figures(per_word.report["timing"]));
+    CHECK(timing_machine_figures(closed.report["timing"]) == timing_machine_figures(systemc.report["timing"]));
+  }
 }
