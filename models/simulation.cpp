@@ -1,6 +1,7 @@
 #include "models/simulation.hpp"
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -83,8 +84,15 @@ RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, s
   return programs;
 }
 
-// The process's peak resident set so far.
+// The program's peak resident set so far: VmHWM, which starts afresh at exec. (getrusage's
+// ru_maxrss does not: a process started from a larger one, such as a Python script, reports
+// the parent's size at fork when it is the larger.)
 std::uint64_t peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  std::uint64_t kib = 0;
+  while (status >> key)
+    if (key == "VmHWM:" && status >> kib) return kib * 1024;
   rusage usage{};
   return getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<std::uint64_t>(usage.ru_maxrss) * 1024 : 0;
 }

@@ -100,8 +100,9 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   if (machine.engine == "systemc") {
     const double words = 4 * b * b * b + 3 * b * b;  // one block of every kind
     const double per_word = 24 + 8 * (complex_data ? 2 : 1) + 2 + value_bytes;
-    // Node module, links and ports; per step: task counters, the compute's flow, the step record.
-    e.nodes_bytes = nodes * (40.0 * 1024 + 2 * words * per_word + steps * (5 * 8 + 48 + 40));
+    // Node module, links and ports; per step: task counters, the compute's flow, the step
+    // record; and once SystemC's own simulation context (about 1.5 MiB more than a run without).
+    e.nodes_bytes = nodes * (40.0 * 1024 + 2 * words * per_word + steps * (5 * 8 + 48 + 40)) + 1.5 * 1024 * 1024;
   } else {
     e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }
