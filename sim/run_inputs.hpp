@@ -80,15 +80,18 @@ CoefficientSet<T> make_coefficients(const RunConfig& config) {
 // layout gives each output block's node and tag, printed as the Program names them ("first
 // mismatching output block Y(0,1,2) at node (0,1,1), element (...)").
 // With `threads` of 2 or more the golden transform and the magnitudes' are computed at once,
-// one on another thread (the same products, so the same bits).
+// one on another thread (the same products, so the same bits). `magnitude_out` gets the
+// magnitudes' transform |M| |input| (the round trip's bound reuses it).
 template <class T>
 void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, const Tensor3<T>& result,
                           const Program& program, const std::vector<OutputBlock>& layout,
-                          const std::array<Matrix<T>, 3>& matrices, unsigned threads = 1) {
+                          const std::array<Matrix<T>, 3>& matrices, unsigned threads = 1,
+                          Tensor3<double>* magnitude_out = nullptr) {
   std::future<Tensor3<double>> beside;
   if (threads > 1) beside = std::async(std::launch::async, [&] { return absolute_transform(input, matrices); });
   const Tensor3<T> golden = golden_transform(input, matrices);
   const Tensor3<double> magnitude = beside.valid() ? beside.get() : absolute_transform(input, matrices);
+  if (magnitude_out) *magnitude_out = magnitude;
   outcome.error = compare_to_golden(result, golden, magnitude);
   outcome.mismatch.clear();
   if (outcome.error.within_tolerance()) return;
@@ -118,12 +121,19 @@ void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, co
 
 // inverse(forward(x)) against x, with the round-trip bound of docs/numerics.md.
 template <class T>
-ErrorReport round_trip_error(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<T>& y_hat,
-                             const CoefficientSet<T>& c) {
+ErrorReport round_trip_error(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<double>& forward_magnitude,
+                             const Tensor3<double>& inverse_magnitude, const CoefficientSet<T>& c) {
   double defect = 1.0;
   for (double d : c.defects) defect *= 1.0 + d;
-  const Tensor3<double> through_x = absolute_transform_of_magnitude(absolute_transform(x, c.forward), c.inverse);
-  return compare_round_trip(x_hat, x, absolute_transform(y_hat, c.inverse), through_x, defect - 1.0);
+  const Tensor3<double> through_x = absolute_transform_of_magnitude(forward_magnitude, c.inverse);
+  return compare_round_trip(x_hat, x, inverse_magnitude, through_x, defect - 1.0);
+}
+
+// The same when the magnitudes are not at hand: |C| |x| and |D| |y_hat| are computed here.
+template <class T>
+ErrorReport round_trip_error(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<T>& y_hat,
+                             const CoefficientSet<T>& c) {
+  return round_trip_error(x_hat, x, absolute_transform(x, c.forward), absolute_transform(y_hat, c.inverse), c);
 }
 
 }  // namespace torus
