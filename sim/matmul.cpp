@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,9 @@ namespace torus {
 namespace {
 
 const Registry<MatmulAlgorithm>& registry() {
-  static const Registry<MatmulAlgorithm> table("algorithm", {{"systolic", make_systolic}, {"systolic_ring", make_systolic_ring}, {"hypersystolic", make_hypersystolic}});
+  static const Registry<MatmulAlgorithm> table(
+      "algorithm", {{"systolic", make_systolic}, {"systolic_ring", make_systolic_ring}, {"hypersystolic", make_hypersystolic},
+                    {"a_stationary", make_a_stationary}, {"b_stationary", make_b_stationary}, {"auto", make_auto_matmul}});
   return table;
 }
 
@@ -23,6 +26,22 @@ std::size_t as_size(std::int32_t i) { return static_cast<std::size_t>(i); }
 
 std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name) { return registry().make(name); }
 std::vector<std::string> matmul_algorithm_names() { return registry().names(); }
+
+void require_on_array(const MatmulProblem& problem, const std::string& algorithm, std::size_t k_least,
+                      const std::string& k_text, const std::string& rings) {
+  if (problem.m < static_cast<std::size_t>(problem.rows()))
+    throw std::invalid_argument(fmt::format("m: {} is not allowed with array {}x{}; allowed: at least Nr = {} (a row of A per "
+                                            "processor row)", problem.m, problem.rows(), problem.columns(), problem.rows()));
+  if (problem.n < static_cast<std::size_t>(problem.columns()))
+    throw std::invalid_argument(fmt::format("n: {} is not allowed with array {}x{}; allowed: at least Nc = {} (a column of B "
+                                            "per processor column)", problem.n, problem.rows(), problem.columns(), problem.columns()));
+  if (problem.k < k_least)
+    throw std::invalid_argument(fmt::format("k: {} is not allowed with array {}x{} and algorithm {}; allowed: at least {}",
+                                            problem.k, problem.rows(), problem.columns(), algorithm, k_text));
+  if (!problem.shape.wraps(Axis::Q) || !problem.shape.wraps(Axis::R))
+    throw std::invalid_argument("boundary: '" + boundary_text(problem.shape) + "' is not allowed with algorithm " + algorithm +
+                                "; allowed: torus on Q and R (" + rings + ")");
+}
 
 Program matmul_skeleton(const MatmulProblem& problem, const MatmulLayout& layout, const std::string& algorithm) {
   Program p;
