@@ -162,7 +162,7 @@ MatmulCounts count_matmul(const Program& program) {
   std::set<std::uint32_t> steps;
   for (std::size_t n = 0; n < program.nodes.size(); ++n) {
     const NodeProgram& node = program.nodes[n];
-    std::size_t declared = 0, aligned = 0;
+    std::size_t declared = 0, aligned = 0, sent = 0;
     for (const BufferSpec& b : node.buffers) declared += b.words;
     c.words_held_per_node = std::max(c.words_held_per_node, declared);
     std::array<ShiftTally, 3> shifts;  // by tag kind: C, A, B
@@ -181,6 +181,7 @@ MatmulCounts count_matmul(const Program& program) {
       }
       if (task.kind != TaskKind::Send) continue;
       const Message& m = program.messages[task.message];
+      sent += m.words;
       const bool relay = relays[n].contains(k);  // words and hops count, its step is its sender's
       if (aligned_message[task.message]) {
         aligned += m.words;
@@ -194,6 +195,8 @@ MatmulCounts count_matmul(const Program& program) {
       }
     }
     c.alignment_words_per_node = std::max(c.alignment_words_per_node, aligned);
+    c.words_sent += sent;
+    c.words_sent_per_node = std::max(c.words_sent_per_node, sent);
     shifts[matmul_a].fold(c.a_shifts, c.a_shifts_min, c.a_shift_words, c.a_shift_words_per_node);
     shifts[matmul_b].fold(c.b_shifts, c.b_shifts_min, c.b_shift_words, c.b_shift_words_per_node);
     shifts[matmul_c].fold(c.c_shifts, c.c_shifts_min, c.c_shift_words, c.c_shift_words_per_node);

@@ -75,6 +75,7 @@ struct MatmulCounts {
   std::size_t alignment_messages = 0, alignment_hops = 0, alignment_max_hops = 0;
   std::size_t alignment_words_per_node = 0;  // sent, the most over nodes
   std::size_t words_held_per_node = 0;       // buffers declared, the most over nodes
+  std::size_t words_sent = 0, words_sent_per_node = 0;  // every send (alignment, shifts, relays): all, the most over nodes
 };
 MatmulCounts count_matmul(const Program& program);
 

@@ -162,6 +162,8 @@ nlohmann::json matmul_json(const RunReport& r) {
           {"alignment", {{"messages", c.alignment_messages}, {"hops", c.alignment_hops}, {"max_hops", c.alignment_max_hops},
                          {"words_per_node", c.alignment_words_per_node}}},
           {"words_held_per_node", c.words_held_per_node},
+          {"words_sent", c.words_sent},
+          {"words_sent_per_node", c.words_sent_per_node},
           {"golden", r.values ? to_json(o.error) : nlohmann::json(nullptr)},
           {"mismatch", o.mismatch}};
   out["chosen_algorithm"] = o.chosen;

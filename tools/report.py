@@ -25,6 +25,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import report_matmul  # noqa: E402
+
 CLASSES = ["busy", "dependency", "operand", "backpressure", "idle"]
 DIRECTIONS = ["+Q", "-Q", "+R", "-R", "+S", "-S"]
 
@@ -254,6 +256,8 @@ def table(rows):
             "fma_latency", "fma_per_cycle",
             "link_words_per_cycle", "link_latency", "roll_policy", "micro_schedule", "total_cycles", "analytic_cycles",
             "seconds", "utilisation", "max_rel_error", "node_memory_required_bytes", "passed"]
+    if report_matmul.is_matmul(rows):
+        keys = report_matmul.POINT_KEYS
     keys = [k for k in keys if any(k in r for r in rows)]
 
     def cell(v):
@@ -368,7 +372,7 @@ def html_table(header, body):
     return out + "</table>"
 
 
-PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links"]
+PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links", "matmul-shape"]
 
 
 def render(args):
@@ -396,7 +400,8 @@ def render(args):
         analytic = plot_analytic(ok)
         if analytic:
             plots.append(("analytic", "Simulated against analytic cycles", analytic))
-    heat = next((plot_heatmap(rep) for rep in reports if rep and rep.get("timing", {}).get("link_active_cycles")), None)
+    heat = next((plot_heatmap(rep) for rep in reports
+                 if rep and "P" in rep and rep.get("timing", {}).get("link_active_cycles")), None)
     if heat:
         plots.append(("links", "Link utilisation on one torus plane (first point)", heat))
 
@@ -416,6 +421,11 @@ def render(args):
         body.append(f"<h2>Strong scaling: {html.escape(group)}</h2><p>Simulated seconds</p>" + html_table(header, times) +
                     "<p>Speed-up T1 / Tp</p>" + html_table(header, speeds) + (f"<p>{html.escape(note)}</p>" if note else ""))
         plots.append((f"scaling-{index}", f"Strong scaling: {group}", plot_scaling(members, group)))
+    matmul_md, matmul_body, matmul_plots = report_matmul.sections(rows, parameter_keys, varying, markdown_table, html_table,
+                                                                  figure_png)
+    md += matmul_md
+    body += matmul_body
+    plots += matmul_plots
     md += ["", "## Points", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     md += ["| " + " | ".join(c) + " |" for c in cells]
     for name, caption, png in plots:
