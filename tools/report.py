@@ -372,7 +372,7 @@ def html_table(header, body):
     return out + "</table>"
 
 
-PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links", "matmul-shape"]
+PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links", "matmul-shape", "matmul-words"]
 
 
 def render(args):

@@ -1,5 +1,5 @@
 """The matmul part of a torus-sim report (tools/report.py): the array-shape table of a sweep of
-task: matmul points and a plot of cycles against Nr / Nc.
+task: matmul points and plots of cycles and of words sent per node against Nr / Nc.
 
 For each product m x k x n (and each value of any other parameter that varies besides the
 algorithm and the array), a table of cycles with one row per algorithm and one column per
@@ -94,22 +94,28 @@ def summary(title, members):
 SUMMARY_HEADER = ["product", "best algorithm", "best array", "Nr/Nc", "m/n", "cycles", "systolic's best array (Nr/Nc)"]
 
 
-def plot_shape(grouped):
-    """Cycles against log2(Nr / Nc), one panel per product, one line per algorithm."""
+def words(row):
+    value = row.get("matmul_words_sent_per_node")
+    return int(value) if cycles(row) is not None and value is not None else None
+
+
+def plot_shape(grouped, value=cycles, label="cycles"):
+    """`value` (cycles, or words sent per node) against log2(Nr / Nc), one panel per product, one
+    line per algorithm."""
     count = len(grouped)
     columns = min(3, count)
     rows = (count + columns - 1) // columns
     fig, axes = plt.subplots(rows, columns, figsize=(5 * columns, 3.8 * rows), squeeze=False)
     for index, (title, members) in enumerate(grouped):
         ax = axes[index // columns][index % columns]
-        for name in sorted({str(r.get("matmul_algorithm")) for r in members if cycles(r) is not None}):
-            pts = sorted((math.log2(array_of(r)[0] / array_of(r)[1]), cycles(r)) for r in members
-                         if cycles(r) is not None and str(r.get("matmul_algorithm")) == name)
+        for name in sorted({str(r.get("matmul_algorithm")) for r in members if value(r) is not None}):
+            pts = sorted((math.log2(array_of(r)[0] / array_of(r)[1]), value(r)) for r in members
+                         if value(r) is not None and str(r.get("matmul_algorithm")) == name)
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
         m, n = int(members[0]["m"]), int(members[0]["n"])
         ax.axvline(math.log2(m / n), color="grey", linewidth=1, linestyle="--", label="Nr/Nc = m/n")
         ax.set_xlabel("log2(Nr / Nc)")
-        ax.set_ylabel("cycles")
+        ax.set_ylabel(label)
         ax.set_yscale("log")
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
@@ -134,5 +140,7 @@ def sections(rows, parameter_keys, varying, markdown_table, html_table, figure_p
     lines = [summary(title, members) for title, members in grouped]
     md += ["### The shape rule", ""] + markdown_table(SUMMARY_HEADER, lines)
     body.append("<h3>The shape rule</h3>" + html_table(SUMMARY_HEADER, lines))
-    plots = [("matmul-shape", "Cycles against Nr / Nc (task matmul)", figure_png(plot_shape(grouped)))]
+    plots = [("matmul-shape", "Cycles against Nr / Nc (task matmul)", figure_png(plot_shape(grouped))),
+             ("matmul-words", "Words sent per node (the most over nodes) against Nr / Nc (task matmul)",
+              figure_png(plot_shape(grouped, words, "words sent per node")))]
     return md, body, plots

@@ -17,7 +17,7 @@ TEST_CASE("stationary matmul: every engine golden-checks C, SystemC and event ag
           "--array 3x2 --m 9 --k 10 --n 6 --precision float", "--array 1x4 --m 3 --k 9 --n 8 --domain complex --precision float",
           "--array 4x1 --m 5 --k 7 --n 3 --roll_policy overlapped", "--array 2x4 --m 8 --k 8 --n 8 --link_latency 3 --fma_latency 2",
           "--array 3x3 --m 7 --k 5 --n 4 --link_words_per_cycle 1/2 --message_startup_cycles 5",
-          "--array 3x5 --m 6 --k 31 --n 10 --link_buffer_words 1"}) {
+          "--array 3x5 --m 6 --k 31 --n 10 --link_buffer_words 1", "--array 4x4 --m 17 --k 9 --n 13 --fma_per_cycle 16"}) {
       INFO(algorithm << " " << run);
       check_matmul_engines("run --task matmul --algorithm " + std::string(algorithm) + " " + run);
     }

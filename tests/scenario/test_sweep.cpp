@@ -143,4 +143,17 @@ TEST_CASE("a matmul sweep: the algorithm run, words sent and steps in the table;
   CHECK_THAT(md, Catch::Contains("### 32 x 8 x 4") && Catch::Contains("| algorithm | 1x4 | 2x2 | 4x1 | best array |") &&
                      Catch::Contains("### The shape rule") && Catch::Contains("Cycles against Nr / Nc"));
   CHECK(std::filesystem::file_size(dir.file("out") + "/plots/matmul-shape.png") > 10000);
+  CHECK(std::filesystem::file_size(dir.file("out") + "/plots/matmul-words.png") > 10000);
+}
+
+TEST_CASE("the array-shape study plans every factorisation of 64 nodes for three algorithms and products at two fma rates",
+          "[scenario][sweep][matmul]") {
+  const std::string scenario = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/matmul-shape.yaml";
+  TempDir dir;
+  const std::string command = torus_sim_executable() + " sweep " + scenario + " --dry-run > " + dir.file("plan.txt") + " 2>&1";
+  CHECK(std::system(command.c_str()) == 0);
+  const std::string plan = file_bytes(dir.file("plan.txt"));
+  INFO(plan);
+  // 2 fma rates x 3 products x 3 algorithms x 7 arrays (1x64 .. 64x1).
+  CHECK_THAT(plan, Catch::Contains("126 points to run") && Catch::Contains("fma_per_cycle=16 n=16 algorithm=b_stationary array=64x1"));
 }
