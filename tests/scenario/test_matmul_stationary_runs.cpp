@@ -57,3 +57,18 @@ TEST_CASE("stationary matmul refuses what does not fit, with exit 2", "[scenario
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.output, Catch::Contains("k: 5 is not allowed with array 2x6 and algorithm a_stationary"));
 }
+
+TEST_CASE("the stationary example scenario: auto takes A stationary, the paper's words per node", "[scenario][matmul]") {
+  const CliRun run = run_cli("run " + std::string(TORUS_SOURCE_DIR) + "/scenarios/matmul-stationary.yaml");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const nlohmann::json& m = run.report["matmul"];
+  CHECK(m["chosen_algorithm"] == "a_stationary");
+  CHECK(m["compute_steps"] == 8);
+  CHECK(m["stationary"]["reduction_shifts"] == 7);
+  CHECK(m["stationary"]["spread_words_per_node"] == 32);
+  CHECK(m["stationary"]["paper_spread_words_per_node"] == 32.0);
+  CHECK(m["stationary"]["reduction_words_per_node"] == 896);
+  CHECK(m["stationary"]["paper_reduction_words_per_node"] == 896.0);
+  CHECK(m["golden"]["within_tolerance"] == true);
+}
