@@ -24,6 +24,19 @@ POINT_KEYS = ["point", "status", "m", "k", "n", "array", "algorithm", "matmul_al
               "matmul_words_sent_per_node", "utilisation", "max_rel_error", "passed"]
 
 
+def row_of_report(report):
+    """A sweep-like row of one matmul run's --report_json file."""
+    m, t = report["matmul"], report.get("timing", {})
+    golden = m.get("golden") or {}
+    return {"point": 0, "status": "ok" if report.get("passed") else "failed", "task": "matmul", "m": m["m"], "k": m["k"],
+            "n": m["n"], "array": "{}x{}".format(*m["array"]), "algorithm": report["algorithm"],
+            "matmul_algorithm": m.get("chosen_algorithm", report["algorithm"]), "passed": report.get("passed"),
+            "total_cycles": t.get("total_cycles"), "utilisation": t.get("utilisation"), "seconds": t.get("seconds"),
+            "node_count": report.get("nodes"), "matmul_compute_steps": m.get("compute_steps"),
+            "matmul_words_sent": m.get("words_sent"), "matmul_words_sent_per_node": m.get("words_sent_per_node"),
+            "max_rel_error": golden.get("max_rel_error")}
+
+
 def is_matmul(rows):
     return any(r.get("task") == "matmul" for r in rows)
 
@@ -34,7 +47,9 @@ def array_of(row):
 
 
 def ratio_text(nr, nc):
-    return f"{nr}/{nc}" if nr < nc else f"{nr // nc}" if nr % nc == 0 else f"{nr}/{nc}"
+    """Nr / Nc in lowest terms: "4", "1/4", "3/2"."""
+    g = math.gcd(nr, nc)
+    return f"{nr // g}" if nc == g else f"{nr // g}/{nc // g}"
 
 
 def groups(rows, parameter_keys, varying):
@@ -127,7 +142,7 @@ def plot_shape(grouped, value=cycles, label="cycles"):
 
 def sections(rows, parameter_keys, varying, markdown_table, html_table, figure_png):
     """Markdown lines, HTML parts and plots (name, caption, png) for a matmul sweep, else empty."""
-    if not is_matmul(rows) or not any("array" in r for r in rows):
+    if not is_matmul(rows) or len({str(r.get("array")) for r in rows}) < 2:  # one array: no shape to compare
         return [], [], []
     grouped = groups(rows, parameter_keys, varying)
     md = ["", "## Array shape (task matmul)", "",

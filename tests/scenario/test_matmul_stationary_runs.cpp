@@ -72,3 +72,16 @@ TEST_CASE("the stationary example scenario: auto takes A stationary, the paper's
   CHECK(m["stationary"]["paper_reduction_words_per_node"] == 896.0);
   CHECK(m["golden"]["within_tolerance"] == true);
 }
+
+TEST_CASE("report renders one matmul run's JSON: its point with the algorithm auto chose", "[scenario][matmul][report]") {
+  TempDir dir;
+  const std::string json = dir.file("run.json");
+  const std::string run = torus_sim_executable() + " run --task matmul --algorithm auto --array 2x2 --m 32 --k 8 --n 4 "
+                          "--engine event --report_json " + json + " > /dev/null 2>&1";
+  REQUIRE(std::system(run.c_str()) == 0);
+  const std::string report = torus_sim_executable() + " report " + json + " --out " + dir.file("out") + " > /dev/null 2>&1";
+  REQUIRE(std::system(report.c_str()) == 0);
+  const std::string md = file_bytes(dir.file("out") + "/report.md");
+  CHECK_THAT(md, Catch::Contains("| matmul_algorithm |") && Catch::Contains("| 32 | 8 | 4 | 2x2 | auto | a_stationary |"));
+  CHECK_THAT(md, !Catch::Contains("Array shape"));  // one array: nothing to compare
+}
