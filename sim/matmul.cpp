@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,9 @@ namespace torus {
 namespace {
 
 const Registry<MatmulAlgorithm>& registry() {
-  static const Registry<MatmulAlgorithm> table("algorithm", {{"systolic", make_systolic}, {"systolic_ring", make_systolic_ring}, {"hypersystolic", make_hypersystolic}});
+  static const Registry<MatmulAlgorithm> table(
+      "algorithm", {{"systolic", make_systolic}, {"systolic_ring", make_systolic_ring}, {"hypersystolic", make_hypersystolic},
+                    {"a_stationary", make_a_stationary}, {"b_stationary", make_b_stationary}, {"auto", make_auto_matmul}});
   return table;
 }
 
@@ -23,6 +26,22 @@ std::size_t as_size(std::int32_t i) { return static_cast<std::size_t>(i); }
 
 std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name) { return registry().make(name); }
 std::vector<std::string> matmul_algorithm_names() { return registry().names(); }
+
+void require_on_array(const MatmulProblem& problem, const std::string& algorithm, std::size_t k_least,
+                      const std::string& k_text, const std::string& rings) {
+  if (problem.m < static_cast<std::size_t>(problem.rows()))
+    throw std::invalid_argument(fmt::format("m: {} is not allowed with array {}x{}; allowed: at least Nr = {} (a row of A per "
+                                            "processor row)", problem.m, problem.rows(), problem.columns(), problem.rows()));
+  if (problem.n < static_cast<std::size_t>(problem.columns()))
+    throw std::invalid_argument(fmt::format("n: {} is not allowed with array {}x{}; allowed: at least Nc = {} (a column of B "
+                                            "per processor column)", problem.n, problem.rows(), problem.columns(), problem.columns()));
+  if (problem.k < k_least)
+    throw std::invalid_argument(fmt::format("k: {} is not allowed with array {}x{} and algorithm {}; allowed: at least {}",
+                                            problem.k, problem.rows(), problem.columns(), algorithm, k_text));
+  if (!problem.shape.wraps(Axis::Q) || !problem.shape.wraps(Axis::R))
+    throw std::invalid_argument("boundary: '" + boundary_text(problem.shape) + "' is not allowed with algorithm " + algorithm +
+                                "; allowed: torus on Q and R (" + rings + ")");
+}
 
 Program matmul_skeleton(const MatmulProblem& problem, const MatmulLayout& layout, const std::string& algorithm) {
   Program p;
@@ -143,7 +162,7 @@ MatmulCounts count_matmul(const Program& program) {
   std::set<std::uint32_t> steps;
   for (std::size_t n = 0; n < program.nodes.size(); ++n) {
     const NodeProgram& node = program.nodes[n];
-    std::size_t declared = 0, aligned = 0;
+    std::size_t declared = 0, aligned = 0, sent = 0;
     for (const BufferSpec& b : node.buffers) declared += b.words;
     c.words_held_per_node = std::max(c.words_held_per_node, declared);
     std::array<ShiftTally, 3> shifts;  // by tag kind: C, A, B
@@ -162,6 +181,7 @@ MatmulCounts count_matmul(const Program& program) {
       }
       if (task.kind != TaskKind::Send) continue;
       const Message& m = program.messages[task.message];
+      sent += m.words;
       const bool relay = relays[n].contains(k);  // words and hops count, its step is its sender's
       if (aligned_message[task.message]) {
         aligned += m.words;
@@ -175,6 +195,8 @@ MatmulCounts count_matmul(const Program& program) {
       }
     }
     c.alignment_words_per_node = std::max(c.alignment_words_per_node, aligned);
+    c.words_sent += sent;
+    c.words_sent_per_node = std::max(c.words_sent_per_node, sent);
     shifts[matmul_a].fold(c.a_shifts, c.a_shifts_min, c.a_shift_words, c.a_shift_words_per_node);
     shifts[matmul_b].fold(c.b_shifts, c.b_shifts_min, c.b_shift_words, c.b_shift_words_per_node);
     shifts[matmul_c].fold(c.c_shifts, c.c_shifts_min, c.c_shift_words, c.c_shift_words_per_node);

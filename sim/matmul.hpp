@@ -75,6 +75,7 @@ struct MatmulCounts {
   std::size_t alignment_messages = 0, alignment_hops = 0, alignment_max_hops = 0;
   std::size_t alignment_words_per_node = 0;  // sent, the most over nodes
   std::size_t words_held_per_node = 0;       // buffers declared, the most over nodes
+  std::size_t words_sent = 0, words_sent_per_node = 0;  // every send (alignment, shifts, relays): all, the most over nodes
 };
 MatmulCounts count_matmul(const Program& program);
 
@@ -104,13 +105,23 @@ class MatmulAlgorithm {
   virtual AlgorithmCheck check(const MatmulProblem& problem) const = 0;
 };
 
+// What the generators on the Nr x Nc array (C cut Nr x Nc) ask of a problem: m >= Nr, n >= Nc,
+// k >= k_least (k_text says why), and a torus on Q and R (`rings` says what runs on them);
+// throws std::invalid_argument naming the parameter, the value and what is allowed.
+void require_on_array(const MatmulProblem& problem, const std::string& algorithm, std::size_t k_least,
+                      const std::string& k_text, const std::string& rings);
+
 std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name);
 std::vector<std::string> matmul_algorithm_names();
+// What algorithm: auto runs for `problem` (sim/algorithms/auto_matmul.cpp): a_stationary when
+// m >= 8 n, b_stationary when n >= 16 m, else systolic.
+std::string chosen_matmul_algorithm(const MatmulProblem& problem);
 
 // What a matmul run reports beyond the timing.
 struct MatmulOutcome {
   MatmulProblem problem;
   MatmulCounts counts;
+  std::string chosen;      // the algorithm that ran (auto: the one the library rule chose)
   std::size_t stride = 0;  // the ring algorithms' K (systolic_ring: 1); 0 for the others
   std::string mapping;     // theirs: "ring" or "plane"
   std::size_t violations = 0;  // the algorithm's proofs and the generic verifier

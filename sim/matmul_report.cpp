@@ -65,20 +65,67 @@ std::string systolic_text(const MatmulOutcome& o) {
   return out;
 }
 
+// The stationary algorithms' figures: which operand moves, and the paper's words per node
+// (section 4.1: the all-to-all broadcast of the moving operand along one axis of the array, the
+// all-to-all reduction of C along the other), with N = Nr Nc.
+struct StationaryFigures {
+  bool a_stays;
+  std::size_t spread_line, reduce_line;  // the array's extents along the spread and the reduction
+  std::size_t spread_sends, spread_words_all, spread_words;  // the Program's, per node at most
+  std::size_t reduce_shifts, reduce_shifts_min, reduce_words_all, reduce_words;
+  double paper_spread_words, paper_reduce_words;
+};
+
+StationaryFigures stationary_figures(const MatmulOutcome& o) {
+  const MatmulCounts& c = o.counts;
+  const MatmulProblem& q = o.problem;
+  const bool a = o.chosen == "a_stationary";
+  const auto nr = static_cast<std::size_t>(q.rows()), nc = static_cast<std::size_t>(q.columns());
+  const double nodes = static_cast<double>(nr * nc);
+  const std::size_t spread = a ? nr : nc, reduce = a ? nc : nr;
+  const double moving = static_cast<double>(a ? q.k * q.n : q.m * q.k);
+  return {a, spread, reduce, a ? c.b_shifts : c.a_shifts, a ? c.b_shift_words : c.a_shift_words,
+          a ? c.b_shift_words_per_node : c.a_shift_words_per_node, c.c_shifts, c.c_shifts_min, c.c_shift_words,
+          c.c_shift_words_per_node, moving * static_cast<double>(spread - 1) / nodes,
+          static_cast<double>(q.m * q.n) * static_cast<double>(reduce - 1) / nodes};
+}
+
+std::string stationary_text(const MatmulOutcome& o) {
+  const MatmulCounts& c = o.counts;
+  const MatmulProblem& q = o.problem;
+  const StationaryFigures f = stationary_figures(o);
+  const char* moving = f.a_stays ? "B down the columns" : "A along the rows";
+  std::string out = fmt::format("  compute steps: {} ({} = {}), {} block products, {} multiply-adds (m k n = {})\n", c.compute_steps,
+                                f.a_stays ? "Nc" : "Nr", f.reduce_line, c.block_products, c.scalar_multiply_adds, q.m * q.k * q.n);
+  out += fmt::format("  spread of {} (pipelines of {} - 1 = {} hops per block): at most {} sends per node ({} - floor({} / {}) = {}), "
+                     "{} words in all, at most {} per node (paper {} (N{} - 1) / N = {:.6g})\n", moving, f.a_stays ? "Nr" : "Nc",
+                     f.spread_line - 1, f.spread_sends, f.a_stays ? "Nc" : "Nr", f.a_stays ? "Nc" : "Nr", f.a_stays ? "Nr" : "Nc",
+                     f.reduce_line - f.reduce_line / f.spread_line, f.spread_words_all, f.spread_words, f.a_stays ? "k n" : "m k",
+                     f.a_stays ? "r" : "c", f.paper_spread_words);
+  out += fmt::format("  reduction of C round the {}: {} shifts per node ({} - 1 = {}), {} words in all, at most {} per node (paper m n "
+                     "(N{} - 1) / N = {:.6g}); no alignment\n", f.a_stays ? "rows" : "columns", f.reduce_shifts,
+                     f.a_stays ? "Nc" : "Nr", f.reduce_line - 1, f.reduce_words_all, f.reduce_words, f.a_stays ? "c" : "r",
+                     f.paper_reduce_words);
+  return out;
+}
+
+bool is_stationary(const MatmulOutcome& o) { return o.chosen == "a_stationary" || o.chosen == "b_stationary"; }
+
 }  // namespace
 
 std::string matmul_title(const RunReport& r) {
   const MatmulProblem& q = r.matmul->problem;
-  return fmt::format("task matmul: C = A B, A {}x{}, B {}x{} ({}), array {}x{} on torus {}x{}x1{} ({} nodes), algorithm {}", q.m,
+  return fmt::format("task matmul: C = A B, A {}x{}, B {}x{} ({}), array {}x{} on torus {}x{}x1{} ({} nodes), algorithm {}{}", q.m,
                      q.k, q.k, q.n, to_string(r.scalar), q.rows(), q.columns(), q.rows(), q.columns(),
-                     r.boundary == "torus" ? "" : " (" + r.boundary + ")", r.nodes(), r.algorithm);
+                     r.boundary == "torus" ? "" : " (" + r.boundary + ")", r.nodes(), r.algorithm,
+                     r.matmul->chosen == r.algorithm ? "" : " (chose " + r.matmul->chosen + ")");
 }
 
 std::string matmul_text(const RunReport& r) {
   const MatmulOutcome& o = *r.matmul;
   std::string out = fmt::format("program: {} ({} violations){}\n", o.violations == 0 ? "verified" : "INVALID", o.violations,
                                 o.first_violation.empty() ? "" : ": " + o.first_violation);
-  out += o.stride > 0 ? ring_text(o) : systolic_text(o);
+  out += o.stride > 0 ? ring_text(o) : is_stationary(o) ? stationary_text(o) : systolic_text(o);
   if (r.timing) {
     const std::array<std::uint64_t, 3> phases = phase_cycles(*r.timing);
     out += fmt::format("  cycles per phase (first fma of each stage on any node; nodes overlap phases): before the first block "
@@ -115,8 +162,19 @@ nlohmann::json matmul_json(const RunReport& r) {
           {"alignment", {{"messages", c.alignment_messages}, {"hops", c.alignment_hops}, {"max_hops", c.alignment_max_hops},
                          {"words_per_node", c.alignment_words_per_node}}},
           {"words_held_per_node", c.words_held_per_node},
+          {"words_sent", c.words_sent},
+          {"words_sent_per_node", c.words_sent_per_node},
           {"golden", r.values ? to_json(o.error) : nlohmann::json(nullptr)},
           {"mismatch", o.mismatch}};
+  out["chosen_algorithm"] = o.chosen;
+  if (is_stationary(o)) {
+    const StationaryFigures f = stationary_figures(o);
+    out["stationary"] = {{"operand", f.a_stays ? "A" : "B"}, {"spread_sends_per_node", f.spread_sends},
+                         {"spread_words", f.spread_words_all}, {"spread_words_per_node", f.spread_words},
+                         {"paper_spread_words_per_node", f.paper_spread_words}, {"reduction_shifts", f.reduce_shifts},
+                         {"reduction_shifts_min", f.reduce_shifts_min}, {"reduction_words", f.reduce_words_all},
+                         {"reduction_words_per_node", f.reduce_words}, {"paper_reduction_words_per_node", f.paper_reduce_words}};
+  }
   if (o.stride > 0) {
     const std::size_t p = o.problem.shape.node_count();
     out["ring"] = {{"k", o.stride}, {"k_tilde", p / o.stride}, {"mapping", o.mapping},

@@ -23,6 +23,7 @@ MatmulOutcome prepare_matmul(const RunConfig& run, Program& program) {
   outcome.violations = check.violation_count;
   if (!check.violations.empty()) outcome.first_violation = check.violations.front();
   outcome.counts = count_matmul(program);
+  outcome.chosen = run.algorithm == "auto" ? chosen_matmul_algorithm(outcome.problem) : run.algorithm;
   if (is_ring_algorithm(run.algorithm)) {
     const RingPlan plan = plan_ring_matmul(outcome.problem, run.algorithm);
     outcome.stride = plan.stride;

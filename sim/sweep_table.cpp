@@ -1,5 +1,6 @@
 #include "sim/sweep_table.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "kernels/output_file.hpp"
@@ -44,7 +45,20 @@ nlohmann::ordered_json sweep_row(std::size_t point, const Settings& parameters, 
       any = true;
     }
   if (report.contains("round_trip")) max_rel = std::max(max_rel, report["round_trip"]["max_rel_error"].get<double>());
+  if (report.contains("matmul") && !report["matmul"]["golden"].is_null()) {
+    max_rel = std::max(max_rel, report["matmul"]["golden"]["max_rel_error"].get<double>());
+    any = true;
+  }
   row["max_rel_error"] = any ? nlohmann::json(max_rel) : nlohmann::json(nullptr);
+  // A matmul point's own columns (every row of a matmul sweep has them, a failed point empty).
+  const bool matmul = std::any_of(parameters.begin(), parameters.end(), [](const auto& kv) { return kv.first == "task" && kv.second == "matmul"; });
+  if (matmul) {
+    const nlohmann::json& m = report.contains("matmul") ? report["matmul"] : nlohmann::json::object();
+    row["matmul_algorithm"] = get(m, "chosen_algorithm");  // auto: the one the library rule chose
+    row["matmul_words_sent"] = get(m, "words_sent");
+    row["matmul_words_sent_per_node"] = get(m, "words_sent_per_node");
+    row["matmul_compute_steps"] = get(m, "compute_steps");
+  }
   row["peak_memory_bytes"] = get(t, "peak_memory_bytes");
   row["wall_seconds"] = record.value("wall_seconds", 0.0);
   return row;

@@ -9,6 +9,7 @@
 #include "sim/algorithms/ring_matmul.hpp"
 #include "sim/matmul_run.hpp"
 #include "sim/program_executor.hpp"
+#include "tests/matmul_product.hpp"
 
 using namespace torus;
 
@@ -20,27 +21,6 @@ MatmulProblem ring_problem(int rows, int columns, std::size_t m, std::size_t k, 
 }
 
 Program build(const char* algorithm, const MatmulProblem& q) { return make_matmul_algorithm(algorithm)->build(q); }
-
-RunConfig ring_config(const MatmulProblem& q, std::uint64_t seed) {
-  RunConfig config;
-  ParameterSet parameters;
-  config.declare(parameters);
-  parameters.set("task", "matmul");
-  parameters.set("m", std::to_string(q.m));
-  parameters.set("k", std::to_string(q.k));
-  parameters.set("n", std::to_string(q.n));
-  parameters.set("seed", std::to_string(seed));
-  return config;
-}
-
-template <class T>
-ErrorReport product_error(const Program& program, const MatmulProblem& q, std::uint64_t seed) {
-  const HostData<T> host{Tensor3<T>(), {}, make_operands<T>(ring_config(q, seed))};
-  MatmulOutcome outcome;
-  outcome.problem = q;
-  check_product(outcome, execute_program(program, host).gather(program, matmul_output), host.operands, program);
-  return outcome.error;
-}
 
 std::string plan_error(const MatmulProblem& q, const char* algorithm) {
   try {
@@ -146,7 +126,7 @@ TEST_CASE("hypersystolic: every K dividing p on the ring, each with its own T", 
     const MatmulCounts c = count_matmul(program);
     CHECK(c.total_shifts() == (k > 1 ? 1 : 0) + (12 / k - 1) + (k - 1));
     CHECK(c.max_shift_hops == (k < 12 ? k : 1));
-    CHECK(product_error<double>(program, q, 11).within_tolerance());
+    CHECK(matmul_product_error<double>(program, q, 11).within_tolerance());
   }
 }
 
@@ -161,10 +141,10 @@ TEST_CASE("ring algorithms through the functional engine equal Eigen's product f
     const Program program = build(algorithm, q);
     REQUIRE(verify_program(program, 1).ok());
     REQUIRE(prove_partial_sums(program).ok());
-    CHECK(product_error<float>(program, q, 3).within_tolerance());
-    CHECK(product_error<double>(program, q, 4).within_tolerance());
-    CHECK(product_error<std::complex<float>>(program, q, 5).within_tolerance());
-    CHECK(product_error<std::complex<double>>(program, q, 6).within_tolerance());
+    CHECK(matmul_product_error<float>(program, q, 3).within_tolerance());
+    CHECK(matmul_product_error<double>(program, q, 4).within_tolerance());
+    CHECK(matmul_product_error<std::complex<float>>(program, q, 5).within_tolerance());
+    CHECK(matmul_product_error<std::complex<double>>(program, q, 6).within_tolerance());
   }
 }
 
@@ -196,7 +176,7 @@ TEST_CASE("hypersystolic: broken Programs are caught by the partial-sum proof or
       }
     REQUIRE(verify_program(p, 1).ok());
     REQUIRE(prove_partial_sums(p).ok());
-    CHECK_FALSE(product_error<double>(p, q, 7).within_tolerance());
+    CHECK_FALSE(matmul_product_error<double>(p, q, 7).within_tolerance());
   }
 }
 

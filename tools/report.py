@@ -25,6 +25,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import report_matmul  # noqa: E402
+
 CLASSES = ["busy", "dependency", "operand", "backpressure", "idle"]
 DIRECTIONS = ["+Q", "-Q", "+R", "-R", "+S", "-S"]
 
@@ -48,6 +50,10 @@ def load(path):
             reports.append(read_json(os.path.join(path, "points", f"{int(row['point']):05}.json")).get("report"))
         return rows, reports
     report = read_json(path)
+    if report.get("task") == "matmul":
+        row = report_matmul.row_of_report(report)
+        row.update(report.get("machine", {}))
+        return [row], [report]
     t = report.get("timing", {})
     row = {"point": 0, "status": "ok" if report.get("passed") else "failed", "N": report["N"], "P": report["P"],
            "transform": report["transform"], "alpha": report["alpha"], "passed": report.get("passed"),
@@ -72,7 +78,9 @@ def load_checked(path):
     try:
         rows, reports = load(path)
         for row in rows:
-            int(row["point"]), extents(row["N"]), extents(row["P"])
+            int(row["point"])
+            if row.get("task") != "matmul":  # a matmul run has no N and P of its own
+                extents(row["N"]), extents(row["P"])
         return rows, reports
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         what = "folder" if os.path.isdir(path) else "file"
@@ -254,6 +262,8 @@ def table(rows):
             "fma_latency", "fma_per_cycle",
             "link_words_per_cycle", "link_latency", "roll_policy", "micro_schedule", "total_cycles", "analytic_cycles",
             "seconds", "utilisation", "max_rel_error", "node_memory_required_bytes", "passed"]
+    if report_matmul.is_matmul(rows):
+        keys = report_matmul.POINT_KEYS
     keys = [k for k in keys if any(k in r for r in rows)]
 
     def cell(v):
@@ -368,7 +378,7 @@ def html_table(header, body):
     return out + "</table>"
 
 
-PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links"]
+PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links", "matmul-shape", "matmul-words"]
 
 
 def render(args):
@@ -396,7 +406,8 @@ def render(args):
         analytic = plot_analytic(ok)
         if analytic:
             plots.append(("analytic", "Simulated against analytic cycles", analytic))
-    heat = next((plot_heatmap(rep) for rep in reports if rep and rep.get("timing", {}).get("link_active_cycles")), None)
+    heat = next((plot_heatmap(rep) for rep in reports
+                 if rep and "P" in rep and rep.get("timing", {}).get("link_active_cycles")), None)
     if heat:
         plots.append(("links", "Link utilisation on one torus plane (first point)", heat))
 
@@ -416,6 +427,11 @@ def render(args):
         body.append(f"<h2>Strong scaling: {html.escape(group)}</h2><p>Simulated seconds</p>" + html_table(header, times) +
                     "<p>Speed-up T1 / Tp</p>" + html_table(header, speeds) + (f"<p>{html.escape(note)}</p>" if note else ""))
         plots.append((f"scaling-{index}", f"Strong scaling: {group}", plot_scaling(members, group)))
+    matmul_md, matmul_body, matmul_plots = report_matmul.sections(rows, parameter_keys, varying, markdown_table, html_table,
+                                                                  figure_png)
+    md += matmul_md
+    body += matmul_body
+    plots += matmul_plots
     md += ["", "## Points", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     md += ["| " + " | ".join(c) + " |" for c in cells]
     for name, caption, png in plots:

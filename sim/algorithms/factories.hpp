@@ -14,6 +14,9 @@ class MatmulAlgorithm;
 std::unique_ptr<MatmulAlgorithm> make_systolic();
 std::unique_ptr<MatmulAlgorithm> make_systolic_ring();
 std::unique_ptr<MatmulAlgorithm> make_hypersystolic();
+std::unique_ptr<MatmulAlgorithm> make_a_stationary();
+std::unique_ptr<MatmulAlgorithm> make_b_stationary();
+std::unique_ptr<MatmulAlgorithm> make_auto_matmul();
 // The local-coefficient algorithm's own proofs on a Program (what its check() runs on the
 // Program it builds), for tests that break a Program on purpose.
 AlgorithmCheck prove_local_coefficients(const Program& program);

@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "sim/algorithms/factories.hpp"
+#include "sim/algorithms/matmul_tasks.hpp"
 #include "sim/matmul.hpp"
 
 namespace torus {
@@ -110,15 +111,8 @@ class SystolicBuilder {
   }
 
   // ---- buffers ----
-  std::uint32_t add_buffer(std::size_t node, std::uint16_t kind) {
-    auto& buffers = p_.nodes[node].buffers;
-    buffers.push_back({0, kind});
-    return static_cast<std::uint32_t>(buffers.size() - 1);
-  }
-  void hold(std::size_t node, std::uint32_t buffer, const DataTag& t) {
-    BufferSpec& spec = p_.nodes[node].buffers[buffer];
-    spec.words = std::max<std::uint32_t>(spec.words, static_cast<std::uint32_t>(p_.words_of(t)));
-  }
+  std::uint32_t add_buffer(std::size_t node, std::uint16_t kind) { return matmul_tasks::add_buffer(p_, node, kind); }
+  void hold(std::size_t node, std::uint32_t buffer, const DataTag& t) { matmul_tasks::hold(p_, node, buffer, t); }
   void declare_buffers() {
     buffers_.resize(p_.nodes.size());
     for (std::size_t node = 0; node < p_.nodes.size(); ++node) {
@@ -135,35 +129,18 @@ class SystolicBuilder {
   }
 
   // ---- tasks ----
-  void push(std::size_t node, Task task) { p_.nodes[node].tasks.push_back(task); }
   static TaskLabel label(std::size_t s) {
     return {0, 1, static_cast<std::uint32_t>(s), static_cast<std::uint32_t>(s)};
   }
-  void load(std::size_t node, std::uint32_t buffer, const DataTag& t) {
-    Task task = make_task(TaskKind::Load, label(0));
-    task.buffer = buffer;
-    task.tag = t;
-    task.source = {static_cast<std::uint16_t>(t.kind == matmul_a ? 0 : 1), t.index};
-    hold(node, buffer, t);
-    push(node, task);
-  }
+  void load(std::size_t node, std::uint32_t buffer, const DataTag& t) { matmul_tasks::load(p_, node, buffer, t, label(0)); }
   std::uint32_t message(std::size_t from, std::size_t to, std::vector<Direction> route, const DataTag& t) {
-    p_.messages.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), std::move(route),
-                           static_cast<std::uint32_t>(p_.words_of(t)), t});
-    return static_cast<std::uint32_t>(p_.messages.size() - 1);
+    return matmul_tasks::message(p_, from, to, std::move(route), t);
   }
   void send(std::size_t node, std::uint32_t buffer, std::uint32_t id, std::size_t s) {
-    Task task = make_task(TaskKind::Send, label(s));
-    task.buffer = buffer;
-    task.message = id;
-    push(node, task);
+    matmul_tasks::transfer(p_, TaskKind::Send, node, buffer, id, label(s));
   }
   void receive(std::size_t node, std::uint32_t buffer, std::uint32_t id, std::size_t s) {
-    Task task = make_task(TaskKind::Receive, label(s));
-    task.buffer = buffer;
-    task.message = id;
-    hold(node, buffer, p_.messages[id].tag);
-    push(node, task);
+    matmul_tasks::transfer(p_, TaskKind::Receive, node, buffer, id, label(s));
   }
 
   // Alignment, at the source: a home block that stays is loaded where its window needs it;
@@ -243,17 +220,9 @@ class SystolicBuilder {
     }
     const std::size_t v = block(a_, node, 0, s);
     const DataTag a = tag(a_, node, v), b = tag(b_, node, v);
-    const Extents3 acc = p_.extents_of(DataTag{matmul_c, {row(node), 0, column(node)}});
-    Task task = make_task(TaskKind::Compute, label(s));
-    task.buffer = buffers_[node].c;
-    task.operand = window_buffer(a_, node, s / a_.window, s % a_.window);
-    task.coefficient = window_buffer(b_, node, s / b_.window, s % b_.window);
-    task.kernel = p_.kernel_for(3, acc, p_.extents_of(a));
-    task.zero_accumulator = s == 0;
-    task.tag = {matmul_c, {row(node), 0, column(node)}};
-    task.operand_tag = a;
-    task.coefficient_tag = b;
-    push(node, task);
+    matmul_tasks::product(p_, node, label(s), buffers_[node].c, {matmul_c, {row(node), 0, column(node)}},
+                          window_buffer(a_, node, s / a_.window, s % a_.window), a,
+                          window_buffer(b_, node, s / b_.window, s % b_.window), b, s == 0);
     for (const Operand& op : {a_, b_}) {
       const std::size_t w = s / op.window;
       if (s % op.window + 1 != op.window || w + 1 >= op.windows) continue;
@@ -284,19 +253,8 @@ class Systolic final : public MatmulAlgorithm {
   // per step; alignments and shifts run on rings (the wrap-around links of Q and R).
   void require(const MatmulProblem& problem) const override {
     const auto steps = static_cast<std::size_t>(std::lcm(problem.rows(), problem.columns()));
-    if (problem.m < static_cast<std::size_t>(problem.rows()))
-      throw std::invalid_argument(fmt::format("m: {} is not allowed with array {}x{}; allowed: at least Nr = {} (a row of A per "
-                                              "processor row)", problem.m, problem.rows(), problem.columns(), problem.rows()));
-    if (problem.n < static_cast<std::size_t>(problem.columns()))
-      throw std::invalid_argument(fmt::format("n: {} is not allowed with array {}x{}; allowed: at least Nc = {} (a column of B "
-                                              "per processor column)", problem.n, problem.rows(), problem.columns(), problem.columns()));
-    if (problem.k < steps)
-      throw std::invalid_argument(fmt::format("k: {} is not allowed with array {}x{} and algorithm systolic; allowed: at least "
-                                              "lcm(Nr, Nc) = {} (one inner index per step)", problem.k, problem.rows(),
-                                              problem.columns(), steps));
-    if (!problem.shape.wraps(Axis::Q) || !problem.shape.wraps(Axis::R))
-      throw std::invalid_argument("boundary: '" + boundary_text(problem.shape) + "' is not allowed with algorithm systolic; "
-                                  "allowed: torus on Q and R (the shifts and alignments run on rings)");
+    require_on_array(problem, "systolic", steps, fmt::format("lcm(Nr, Nc) = {} (one inner index per step)", steps),
+                     "the shifts and alignments run on rings");
   }
 };
 

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
+#include <iomanip>
 #include <thread>
 
 #include "tests/background_job.hpp"
@@ -107,4 +108,52 @@ TEST_CASE("the large-torus studies sweep with values off: counts in the table, n
   }
   CHECK(rows == 15);  // N, P in 8..128 with P dividing N
   CHECK_THAT(header, Catch::Contains("max_rel_error"));
+}
+
+TEST_CASE("a matmul sweep: the algorithm run, words sent and steps in the table; report renders the shape table and plot",
+          "[scenario][sweep][matmul]") {
+  TempDir dir;
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << "task: matmul\nengine: event\nm: 32\nk: 8\nn: 4\nsweep:\n  algorithm: [systolic, a_stationary, auto]\n"
+                             "  array: [1x4, 2x2, 4x1]\n";
+  REQUIRE(run_sweep_cli(scenario, dir.file("out")) == 0);
+  std::ifstream rows_file(dir.file("out") + "/results.jsonl");
+  std::size_t rows = 0;
+  for (std::string line; std::getline(rows_file, line); ++rows) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    INFO(line);
+    CHECK(row["status"] == "ok");
+    // auto takes A stationary: m = 32 >= 8 n.
+    CHECK(row["matmul_algorithm"] == (row["algorithm"] == "systolic" ? "systolic" : "a_stationary"));
+    std::ostringstream name;
+    name << dir.file("out") << "/points/" << std::setw(5) << std::setfill('0') << row["point"].get<int>() << ".json";
+    std::ifstream point(name.str());
+    const nlohmann::json report = nlohmann::json::parse(point)["report"];
+    CHECK(row["matmul_words_sent"] == report["matmul"]["words_sent"]);
+    CHECK(row["matmul_words_sent_per_node"] == report["matmul"]["words_sent_per_node"]);
+    CHECK(row["matmul_compute_steps"] == report["matmul"]["compute_steps"]);
+    CHECK(row["total_cycles"] == report["timing"]["total_cycles"]);
+    CHECK(row["max_rel_error"] == report["matmul"]["golden"]["max_rel_error"]);
+  }
+  CHECK(rows == 9);
+  const std::string command = torus_sim_executable() + " report " + dir.file("out") + " > /dev/null 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  std::ifstream md_file(dir.file("out") + "/report.md");
+  const std::string md((std::istreambuf_iterator<char>(md_file)), std::istreambuf_iterator<char>());
+  CHECK_THAT(md, Catch::Contains("### 32 x 8 x 4") && Catch::Contains("| algorithm | 1x4 | 2x2 | 4x1 | best array |") &&
+                     Catch::Contains("### The shape rule") && Catch::Contains("Cycles against Nr / Nc"));
+  CHECK(std::filesystem::file_size(dir.file("out") + "/plots/matmul-shape.png") > 10000);
+  CHECK(std::filesystem::file_size(dir.file("out") + "/plots/matmul-words.png") > 10000);
+}
+
+TEST_CASE("the array-shape study plans every factorisation of 64 nodes for three algorithms and products at two fma rates",
+          "[scenario][sweep][matmul]") {
+  const std::string scenario = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/matmul-shape.yaml";
+  TempDir dir;
+  const std::string command = torus_sim_executable() + " sweep " + scenario + " --dry-run > " + dir.file("plan.txt") + " 2>&1";
+  CHECK(std::system(command.c_str()) == 0);
+  const std::string plan = file_bytes(dir.file("plan.txt"));
+  INFO(plan);
+  // 2 fma rates x 3 products x 3 algorithms x 7 arrays (1x64 .. 64x1).
+  CHECK_THAT(plan, Catch::Contains("126 points to run") && Catch::Contains("fma_per_cycle=16 n=16 algorithm=b_stationary array=64x1"));
 }
