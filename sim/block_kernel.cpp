@@ -126,11 +126,11 @@ template <class T, bool a_operand>
 
 template <class T, bool a_operand>
 [[gnu::always_inline]] inline void product(std::size_t m, std::size_t n, std::size_t r_len, const T* a, std::size_t lda,
-                                           const T* b, std::size_t ldb, T* c, std::size_t ldc) {
+                                           const T* b, std::size_t ldb, T* c, std::size_t ldc, bool vector_units) {
   // 8 x 4 words: eight 256-bit registers of doubles, the most that leaves room for A and B.
 #if defined(__x86_64__) && defined(__GNUC__)
   if constexpr (!is_complex_v<T>)
-    if (processor_has_fma()) return avx_product(m, n, r_len, a, lda, b, ldb, c, ldc);  // a real fma is symmetric
+    if (vector_units && processor_has_fma()) return avx_product(m, n, r_len, a, lda, b, ldb, c, ldc);  // a real fma is symmetric
 #endif
   constexpr std::size_t rows = 8, cols = 4;
   const std::size_t m_tiled = m - m % rows, n_tiled = n - n % cols;
@@ -143,35 +143,35 @@ template <class T, bool a_operand>
 // Mode 1: C = acc as a0 x (a1 a2), A = the coefficients transposed (a0 x R), B = the operand
 // as R x (a1 a2).
 template <class T>
-[[gnu::always_inline]] inline void mode1(const KernelSpec& k, T* acc, const T* op, const T* coef) {
+[[gnu::always_inline]] inline void mode1(const KernelSpec& k, T* acc, const T* op, const T* coef, bool vector_units) {
   const std::size_t a0 = k.accumulator[0], lines = k.accumulator[1] * k.accumulator[2], r_len = k.reduction();
   std::vector<T> by_input(r_len * a0);
   for (std::size_t i = 0; i < a0; ++i)
     for (std::size_t r = 0; r < r_len; ++r) by_input[i + a0 * r] = coef[r + r_len * i];
-  product<T, false>(a0, lines, r_len, by_input.data(), a0, op, r_len, acc, a0);
+  product<T, false>(a0, lines, r_len, by_input.data(), a0, op, r_len, acc, a0, vector_units);
 }
 
 // Mode 2: per index z of axis 3, C = acc's a0 x a1 slice, A = the operand's a0 x R slice,
 // B = the coefficients (R x a1).
 template <class T>
-[[gnu::always_inline]] inline void mode2(const KernelSpec& k, T* acc, const T* op, const T* coef) {
+[[gnu::always_inline]] inline void mode2(const KernelSpec& k, T* acc, const T* op, const T* coef, bool vector_units) {
   const std::size_t a0 = k.accumulator[0], a1 = k.accumulator[1], a2 = k.accumulator[2], r_len = k.reduction();
-  for (std::size_t z = 0; z < a2; ++z) product<T, true>(a0, a1, r_len, op + a0 * r_len * z, a0, coef, r_len, acc + a0 * a1 * z, a0);
+  for (std::size_t z = 0; z < a2; ++z) product<T, true>(a0, a1, r_len, op + a0 * r_len * z, a0, coef, r_len, acc + a0 * a1 * z, a0, vector_units);
 }
 
 // Mode 3: C = acc as (a0 a1) x a2, A = the operand as (a0 a1) x R, B = the coefficients.
 template <class T>
-[[gnu::always_inline]] inline void mode3(const KernelSpec& k, T* acc, const T* op, const T* coef) {
+[[gnu::always_inline]] inline void mode3(const KernelSpec& k, T* acc, const T* op, const T* coef, bool vector_units) {
   const std::size_t plane = k.accumulator[0] * k.accumulator[1];
-  product<T, true>(plane, k.accumulator[2], k.reduction(), op, plane, coef, k.reduction(), acc, plane);
+  product<T, true>(plane, k.accumulator[2], k.reduction(), op, plane, coef, k.reduction(), acc, plane, vector_units);
 }
 
 template <class T>
-[[gnu::always_inline]] inline void run(const KernelSpec& k, T* acc, const T* op, const T* coef) {
+[[gnu::always_inline]] inline void run(const KernelSpec& k, T* acc, const T* op, const T* coef, bool vector_units = true) {
   switch (k.mode) {
-    case 1: mode1(k, acc, op, coef); break;
-    case 2: mode2(k, acc, op, coef); break;
-    default: mode3(k, acc, op, coef); break;
+    case 1: mode1(k, acc, op, coef, vector_units); break;
+    case 2: mode2(k, acc, op, coef, vector_units); break;
+    default: mode3(k, acc, op, coef, vector_units); break;
   }
 }
 
@@ -201,6 +201,14 @@ TORUS_VECTOR_CLONES void multiply_add_block(const KernelSpec& kernel, std::compl
 TORUS_VECTOR_CLONES void multiply_add_block(const KernelSpec& kernel, std::complex<double>* accumulator,
                                             const std::complex<double>* operand, const std::complex<double>* coefficient) {
   run(kernel, accumulator, operand, coefficient);
+}
+
+void multiply_add_block_portable(const KernelSpec& kernel, float* accumulator, const float* operand, const float* coefficient) {
+  run(kernel, accumulator, operand, coefficient, false);
+}
+void multiply_add_block_portable(const KernelSpec& kernel, double* accumulator, const double* operand,
+                                 const double* coefficient) {
+  run(kernel, accumulator, operand, coefficient, false);
 }
 
 #undef TORUS_VECTOR_CLONES

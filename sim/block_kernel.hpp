@@ -19,4 +19,10 @@ void multiply_add_block(const KernelSpec& kernel, std::complex<float>* accumulat
 void multiply_add_block(const KernelSpec& kernel, std::complex<double>* accumulator, const std::complex<double>* operand,
                         const std::complex<double>* coefficient);
 
+// The portable loops that real data takes on a processor without FMA, here on any processor
+// (so that tests check them where the vector path is the one taken).
+void multiply_add_block_portable(const KernelSpec& kernel, float* accumulator, const float* operand, const float* coefficient);
+void multiply_add_block_portable(const KernelSpec& kernel, double* accumulator, const double* operand,
+                                 const double* coefficient);
+
 }  // namespace torus
