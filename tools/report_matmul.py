@@ -82,7 +82,8 @@ def summary(title, members):
     if not done:
         return [title, "", "", "", f"{m / n:.3g}", "", ""]
     least = min(cycles(r) for r in done)
-    best = [r for r in done if cycles(r) == least]  # ties: A stationary on Nr x Nc and B on Nc x Nr
+    # Ties: A stationary on Nr x Nc and B on Nc x Nr; auto's point is its choice's, named once.
+    best = list({(str(r.get("matmul_algorithm")), array_of(r)): r for r in done if cycles(r) == least}.values())
     names = " = ".join(str(r.get("matmul_algorithm")) for r in best)
     arrays = " = ".join("{}x{}".format(*array_of(r)) for r in best)
     ratios = " = ".join(ratio_text(*array_of(r)) for r in best)
