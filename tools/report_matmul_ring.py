@@ -78,12 +78,13 @@ def ring_table(members):
 def plot_gains(grouped):
     """Gain (systolic_ring / hypersystolic cycles) against p, one line per machine point and mapping."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for title, members in grouped:
+    for index, (title, members) in enumerate(grouped):  # a colour per machine point, solid on the plane
         at, ps = series(members)
         for label in labels_of(at)[1:]:
             pts = [(p, gain(at, label, p)) for p in ps if gain(at, label, p) is not None]
             style = "-" if label.endswith("plane") else "--"
-            ax.plot([p for p, _ in pts], [g for _, g in pts], style, marker="o", label=f"{label.split(', ')[1]}: {title}")
+            ax.plot([p for p, _ in pts], [g for _, g in pts], style, marker="o", color=f"C{index % 10}",
+                    label=f"{label.split(', ')[1]}: {title}")
     ps = sorted({nodes(r) for _, members in grouped for r in members})
     ax.plot(ps, [shift_ratio(p) for p in ps], ":", color="grey", label="shift operations (p - 1) / (K + K~ - 1)")
     ax.axhline(1, color="grey", linewidth=1)
