@@ -39,8 +39,9 @@ void require_on_array(const MatmulProblem& problem, const std::string& algorithm
     throw std::invalid_argument(fmt::format("k: {} is not allowed with array {}x{} and algorithm {}; allowed: at least {}",
                                             problem.k, problem.rows(), problem.columns(), algorithm, k_text));
   if (!problem.shape.wraps(Axis::Q) || !problem.shape.wraps(Axis::R))
-    throw std::invalid_argument("boundary: '" + boundary_text(problem.shape) + "' is not allowed with algorithm " + algorithm +
-                                "; allowed: torus on Q and R (" + rings + ")");
+    throw std::invalid_argument(fmt::format("boundary: '{}' is not allowed with algorithm {}; allowed: torus on Q and R ({}): "
+                                            "torus, torus,torus,mesh, or torus_from:K with K at most Nr Nc = {}",
+                                            boundary_text(problem.shape), algorithm, rings, problem.rows() * problem.columns()));
 }
 
 Program matmul_skeleton(const MatmulProblem& problem, const MatmulLayout& layout, const std::string& algorithm) {

@@ -51,7 +51,8 @@ std::array<int, 2> MatmulConfig::array_extents() const { return parse_array(arra
 
 MatmulProblem matmul_problem_of(const RunConfig& run) {
   const std::array<int, 2> a = run.matmul.array_extents();
-  const std::array<Topology, 3> boundary = parse_boundary(run.boundary);
+  // torus_from:K reads the node count: the array's, Nr Nc (the torus is Nr x Nc x 1).
+  const std::array<Topology, 3> boundary = parse_boundary(run.boundary, static_cast<std::size_t>(a[0]) * static_cast<std::size_t>(a[1]));
   return {{a[0], a[1], 1, boundary},
           static_cast<std::size_t>(run.matmul.m),
           static_cast<std::size_t>(run.matmul.k),

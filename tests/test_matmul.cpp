@@ -196,6 +196,12 @@ TEST_CASE("task matmul: bad parameters name the parameter, the value and what is
   CHECK_THAT(run_error({{"algorithm", "orbital"}}),
              Catch::Contains("algorithm: 'orbital' is not allowed with task: matmul; allowed: systolic"));
   CHECK_THAT(run_error({{"boundary", "mesh"}}), Catch::Contains("boundary: 'mesh' is not allowed with algorithm systolic"));
+  // torus_from:K counts the array's nodes (2 x 2 here): 4 makes a torus, 5 a mesh.
+  CHECK(run_error({{"array", "2x2"}, {"boundary", "torus_from:4"}}).empty());
+  CHECK(run_error({{"array", "2x2"}, {"boundary", "torus,torus,mesh"}}).empty());
+  CHECK_THAT(run_error({{"array", "2x2"}, {"boundary", "torus_from:5"}}),
+             Catch::Contains("boundary: 'mesh' is not allowed with algorithm systolic") &&
+                 Catch::Contains("torus_from:K with K at most Nr Nc = 4"));
   CHECK_THAT(run_error({{"input", "x.npy"}}), Catch::Contains("input: 'x.npy' is not allowed with task: matmul"));
   TempDir dir;
   write_npy_matrix(dir.file("a.npy"), Tensor3<double>(3, 3, 1));

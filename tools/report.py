@@ -378,7 +378,8 @@ def html_table(header, body):
     return out + "</table>"
 
 
-PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links", "matmul-shape", "matmul-words"]
+PLOT_NAMES = ["cycles-vs-b", "utilisation-vs-b", "front", "breakdown", "analytic", "links", "matmul-shape", "matmul-words",
+              "matmul-ring-gain"]
 
 
 def render(args):

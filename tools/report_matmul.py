@@ -8,10 +8,12 @@ overall, and Nr / Nc against m / n (Mathur and Johnsson's rule for C stationary:
 the shape of C; for A or B stationary, that of A or B).
 """
 
-import html
 import math
 
 import matplotlib.pyplot as plt
+
+import report_groups
+import report_matmul_ring
 
 # Columns that never name a group of the shape table: the point's identity, the varied array and
 # algorithm themselves, and what a matmul run does not read.
@@ -19,8 +21,8 @@ NOT_GROUPING = {"point", "status", "exit_code", "algorithm", "array", "N", "P", 
 
 
 # The points table's columns for a matmul sweep.
-POINT_KEYS = ["point", "status", "m", "k", "n", "array", "algorithm", "matmul_algorithm", "precision", "domain", "fma_per_cycle",
-              "link_words_per_cycle", "total_cycles", "matmul_compute_steps", "matmul_words_sent",
+POINT_KEYS = ["point", "status", "m", "k", "n", "array", "algorithm", "matmul_algorithm", "hypersystolic_mapping", "precision",
+              "domain", "fma_per_cycle", "message_startup_cycles", "link_words_per_cycle", "total_cycles", "matmul_compute_steps", "matmul_words_sent",
               "matmul_words_sent_per_node", "utilisation", "max_rel_error", "passed"]
 
 
@@ -52,22 +54,6 @@ def ratio_text(nr, nc):
     return f"{nr // g}" if nc == g else f"{nr // g}/{nc // g}"
 
 
-def groups(rows, parameter_keys, varying):
-    """(title, rows) per product and every other varying parameter."""
-    keys = ["m", "k", "n"] + [k for k in parameter_keys(rows) if k not in NOT_GROUPING and k not in ("m", "k", "n")
-                              and varying(rows, k)]
-    out = {}
-    for r in rows:
-        out.setdefault(tuple(str(r.get(k)) for k in keys), []).append(r)
-
-    def title(values):
-        product = f"{values[0]} x {values[1]} x {values[2]}"
-        rest = ", ".join(f"{k} {v}" for k, v in zip(keys[3:], values[3:]))
-        return product + (f" ({rest})" if rest else "")
-
-    return [(title(v), out[v]) for v in sorted(out, key=lambda v: [int(x) if x.isdigit() else x for x in v])]
-
-
 def cycles(row):
     return int(row["total_cycles"]) if row.get("status") == "ok" and row.get("total_cycles") is not None else None
 
@@ -96,7 +82,8 @@ def summary(title, members):
     if not done:
         return [title, "", "", "", f"{m / n:.3g}", "", ""]
     least = min(cycles(r) for r in done)
-    best = [r for r in done if cycles(r) == least]  # ties: A stationary on Nr x Nc and B on Nc x Nr
+    # Ties: A stationary on Nr x Nc and B on Nc x Nr; auto's point is its choice's, named once.
+    best = list({(str(r.get("matmul_algorithm")), array_of(r)): r for r in done if cycles(r) == least}.values())
     names = " = ".join(str(r.get("matmul_algorithm")) for r in best)
     arrays = " = ".join("{}x{}".format(*array_of(r)) for r in best)
     ratios = " = ".join(ratio_text(*array_of(r)) for r in best)
@@ -142,20 +129,20 @@ def plot_shape(grouped, value=cycles, label="cycles"):
 
 def sections(rows, parameter_keys, varying, markdown_table, html_table, figure_png):
     """Markdown lines, HTML parts and plots (name, caption, png) for a matmul sweep, else empty."""
-    if not is_matmul(rows) or len({str(r.get("array")) for r in rows}) < 2:  # one array: no shape to compare
+    if not is_matmul(rows):
         return [], [], []
-    grouped = groups(rows, parameter_keys, varying)
-    md = ["", "## Array shape (task matmul)", "",
-          "Cycles per array shape Nr x Nc, in order of Nr / Nc; * marks each algorithm's best.", ""]
-    body = ["<h2>Array shape (task matmul)</h2>"]
-    for title, members in grouped:
-        header, cells = shape_table(members)
-        md += [f"### {title}", ""] + markdown_table(header, cells) + [""]
-        body.append(f"<h3>{html.escape(title)}</h3>" + html_table(header, cells))
+    ring = report_matmul_ring.sections(rows, parameter_keys, varying, markdown_table, html_table, figure_png)
+    rows = [r for r in rows if not report_matmul_ring.is_ring(r)]  # the ring algorithms have a table of their own
+    if len({str(r.get("array")) for r in rows}) < 2:  # one array: no shape to compare
+        return ring
+    grouped = report_groups.groups(rows, parameter_keys, varying, NOT_GROUPING)
+    md, body = report_groups.tables("Array shape (task matmul)",
+                                    "Cycles per array shape Nr x Nc, in order of Nr / Nc; * marks each algorithm's best.",
+                                    grouped, shape_table, markdown_table, html_table)
     lines = [summary(title, members) for title, members in grouped]
     md += ["### The shape rule", ""] + markdown_table(SUMMARY_HEADER, lines)
     body.append("<h3>The shape rule</h3>" + html_table(SUMMARY_HEADER, lines))
     plots = [("matmul-shape", "Cycles against Nr / Nc (task matmul)", figure_png(plot_shape(grouped))),
              ("matmul-words", "Words sent per node (the most over nodes) against Nr / Nc (task matmul)",
               figure_png(plot_shape(grouped, words, "words sent per node")))]
-    return md, body, plots
+    return md + ring[0], body + ring[1], plots + ring[2]
