@@ -76,6 +76,8 @@ class EventEngine {
   bool every_send_after_its_read() const;
   bool forward_whole(std::uint32_t hop);
   bool credits_back(const LinkState& link, std::uint64_t base, std::uint64_t W, Cycle by) const;
+  std::uint64_t first_late_credit(const LinkState& link, std::uint64_t first, const Stair& leave, std::uint64_t from,
+                                  std::uint64_t W) const;
   void put_whole(LinkState& link, const Stair& leave, std::uint64_t W, std::int64_t next_tick) const;
   static std::uint64_t most_held(const Stair& arrival, const Stair& taken, std::uint64_t words);
   struct StorePiece {

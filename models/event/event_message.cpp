@@ -130,13 +130,8 @@ void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
   if (link.starved_from != never) return;
   const Cycle d = params_.link_latency;
   if (s.whole) {  // with every credit back by its first word only its last send phase may find none
-    for (std::uint64_t k = s.credits_tight ? 0 : s.words - 1; k < s.words; ++k) {
-      const std::uint64_t index = s.link_base + k;
-      if (index + 1 >= params_.buffer_words && link.pops[index + 1 - params_.buffer_words] + d > s.leave_form.at(k)) {
-        link.starved_from = s.leave_form.at(k);
-        return;
-      }
-    }
+    const std::uint64_t k = first_late_credit(link, s.link_base + 1, s.leave_form, s.credits_tight ? 0 : s.words - 1, s.words);
+    if (k < s.words) link.starved_from = s.leave_form.at(k);
     return;
   }
   for (std::uint32_t k = 0; k < s.words; ++k) {

@@ -38,6 +38,26 @@ bool EventEngine::release_whole(const MessageState& s, std::size_t source, Cycle
   return true;
 }
 
+// The first word k (from `from` on) of W leaving at `leave` whose credit, of the link's word
+// first + k - B, is not back by then (W: none). Over a run of the link's history whose words
+// were taken by one stair, credit and leaving differ by a part that only falls with k (the
+// stair's floor) and by the difference of two stairs of one slope, which repeats every num
+// words: a late credit there shows within its first num words. Runs of single times are
+// looked at word by word.
+std::uint64_t EventEngine::first_late_credit(const LinkState& link, std::uint64_t first, const Stair& leave, std::uint64_t from,
+                                             std::uint64_t W) const {
+  const std::uint64_t B = params_.buffer_words;
+  std::uint64_t k = std::max<std::uint64_t>(from, first >= B ? 0 : B - first);
+  while (k < W) {
+    const History::Run& run = link.pops.run_of(first + k - B);
+    const std::uint64_t end = std::min<std::uint64_t>(W, run.end() + B - first);  // the words whose credits it holds
+    for (const std::uint64_t look = run.formed ? std::min(end, k + leave.num) : end; k < look; ++k)
+      if (link.pops[first + k - B] + params_.link_latency > leave.at(k)) return k;
+    k = end;
+  }
+  return W;
+}
+
 // Whether the credits W words from the link's word `base` on need (of the words B before them)
 // are all back by cycle `by`: the last one's is the latest.
 bool EventEngine::credits_back(const LinkState& link, std::uint64_t base, std::uint64_t W, Cycle by) const {
@@ -90,8 +110,7 @@ bool EventEngine::leave_whole(std::uint32_t m, bool& wait) {
   const std::uint64_t num = params_.rate.num, den = params_.rate.den;
   const std::uint64_t tau0 = std::max<std::uint64_t>(static_cast<std::uint64_t>(link.next_free_tick), first * num);
   const Stair leave{0, tau0, num, den};
-  for (std::uint64_t k = s.link_base >= B ? 0 : B - s.link_base; tight && k < W; ++k)  // one step per word, no state
-    if (link.pops[s.link_base + k - B] + params_.link_latency > leave.at(k)) return false;
+  if (tight && first_late_credit(link, s.link_base, leave, 0, W) < W) return false;
   const Cycle last = leave.at(W - 1);
   if (buffer.latest_left(W) > first) return false;
   put_whole(link, leave, W, static_cast<std::int64_t>(tau0 + W * den));
@@ -289,15 +308,20 @@ bool EventEngine::store_pieces(const BufferTimes* buffer, std::uint64_t W, const
     pieces.push_back({W, Stair{posted, arrival.sigma, num, den}});
     return true;
   }
-  Cycle before = posted;
+  Cycle before = posted, floor_at = posted;
+  const Cycle low = std::max(posted, arrival.at(0));
+  bool dominated = true;
   for (const Segment& run : buffer->segments) {
     const std::uint64_t end = std::min<std::uint64_t>(run.end, W);
     Stair form{before, arrival.sigma, num, den};
     if (run.left.kind == TimeForm::Kind::Compute) return false;
-    if (run.left.kind == TimeForm::Kind::Uniform) form.floor_at = std::max(form.floor_at, run.left.start + 1);
-    if (run.left.kind == TimeForm::Kind::Stair) {
-      form.floor_at = std::max(form.floor_at, run.left.stair.floor_at + 1);
-      form.sigma = std::max(form.sigma, run.left.stair.sigma + num);
+    if (run.left.kind != TimeForm::Kind::Never) {
+      const bool stair = run.left.kind == TimeForm::Kind::Stair;
+      const Cycle after = (stair ? run.left.stair.floor_at : run.left.start) + 1;
+      form.floor_at = std::max(form.floor_at, after);
+      if (stair) form.sigma = std::max(form.sigma, run.left.stair.sigma + num);
+      floor_at = std::max(floor_at, after);
+      dominated = dominated && after <= low && (!stair || run.left.stair.sigma + num <= arrival.sigma);
     }
     const bool same = !pieces.empty() && pieces.back().form.floor_at == form.floor_at && pieces.back().form.sigma == form.sigma;
     if (same) pieces.back().end = end;
@@ -305,6 +329,10 @@ bool EventEngine::store_pieces(const BufferTimes* buffer, std::uint64_t W, const
     before = form.at(end - 1);
     if (end == W) break;
   }
+  // Where no run's leaving reaches above the receive and the first arrival (`low`) nor above
+  // the arrivals' stair, every word is stored at max(C, arrival) with C the largest floor: one
+  // piece, whose occupancy has a closed form (most_held) instead of a walk over the words.
+  if (pieces.size() > 1 && dominated) pieces = {StorePiece{W, Stair{floor_at, arrival.sigma, num, den}}};
   return true;
 }
 
