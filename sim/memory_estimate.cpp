@@ -13,6 +13,7 @@
 #include "sim/algorithm.hpp"
 #include "sim/geometry.hpp"
 #include "sim/program.hpp"
+#include "sim/rational.hpp"
 
 namespace torus {
 namespace {
@@ -47,21 +48,47 @@ double input_read_bytes(const RunConfig& run) {
 std::string per_word_reason(const RunConfig& run, const MachineConfig& machine, double largest_block) {
   const Extents3 extents = run.tensor_extents();
   const std::array<std::int64_t, 3> parts = run.torus_extents();
-  for (std::size_t a = 0; a < 3; ++a)
-    if (extents[a] % static_cast<std::size_t>(parts[a]) != 0) return "blocks of two sizes (N not a multiple of P)";
+  const TorusShape shape = run.torus_shape();
+  // A compute that starts in the cycle the one before ended in, or reads the words the one
+  // before wrote, has closed forms when its targets (at least the smallest block's words) fill
+  // L f issue slots (docs/timing-model.md).
+  double smallest_block = 1;
+  bool uneven = false, routed = false;
+  for (std::size_t a = 0; a < 3; ++a) {
+    smallest_block *= static_cast<double>(extents[a] / static_cast<std::size_t>(parts[a]));
+    uneven = uneven || extents[a] % static_cast<std::size_t>(parts[a]) != 0;
+    routed = routed || (shape.boundary[a] == Topology::Mesh && parts[a] > 2);
+  }
+  const bool filled = smallest_block >= static_cast<double>(machine.fma_latency * machine.fma_per_cycle);
+  // The smallest block takes at least a credit's round trip (2 link latencies) on its link.
+  const Rational rate = machine.link_rate();
+  const bool streams = smallest_block * static_cast<double>(rate.den) >= 2.0 * static_cast<double>(machine.link_latency * rate.num);
+  // Blocks of two sizes: closed for the local-coefficient Program when no roll passes through a
+  // router (a torus, or mesh axes of at most two nodes), blocks fill L f issue slots (a compute
+  // that reads the block the one before wrote in another shape then never waits for a word),
+  // and rolls do not wait for credits past their words' slots (not covered yet): a node with
+  // smaller blocks gets ahead of its neighbour by the difference every step, so the largest
+  // block must be within 20% of the smallest and take at least a credit's round trip (2 link
+  // latencies) on its link. That bound is measured, not derived: every one of several hundred
+  // random configurations inside it was closed, a few outside were not
+  // (tests/scenario/test_closed_forms.cpp checks a sample). Messages stored while the one before
+  // is still in the link's buffer, over places that held blocks of other sizes, and ones whose
+  // credits are not known yet or come back just in time, are closed (docs/timing-model.md).
+  // Through routers, rolls of two sizes may wait for each other.
+  const std::string uneven_reason = "blocks of two sizes (N not a multiple of P)";
+  if (uneven && (routed || run.algorithm != "orbital_local_coefficients"))
+    return uneven_reason + (routed ? " on a mesh of more than two nodes per axis" : "");
+  if (uneven && !filled) return uneven_reason + " with blocks of fewer than fma_latency x fma_per_cycle words";
+  if (uneven && !streams) return uneven_reason + " with blocks that leave faster than two link latencies";
+  if (uneven && 5 * (largest_block - smallest_block) > smallest_block) return uneven_reason + " more than 20% apart";
   if (machine.roll_policy != "after_compute") return "roll_policy " + machine.roll_policy;
   if (machine.micro_schedule != "interleaved") return "micro_schedule " + machine.micro_schedule;
-  // A compute that starts in the cycle the one before ended in has closed forms when its
-  // targets (at least the smallest block's words) fill L f issue slots (docs/timing-model.md).
-  double smallest_block = 1;
-  for (std::size_t a = 0; a < 3; ++a) smallest_block *= static_cast<double>(extents[a] / static_cast<std::size_t>(parts[a]));
-  if (machine.fma_per_cycle > 1 && smallest_block < static_cast<double>(machine.fma_latency * machine.fma_per_cycle))
+  if (machine.fma_per_cycle > 1 && !filled)
     return "fma_per_cycle " + std::to_string(machine.fma_per_cycle) + " with blocks of fewer than fma_latency x fma_per_cycle words";
   // On a mesh axis of more than two nodes the roll across the edge is routed through others:
   // forwarded whole where nothing else asks for the links it passes, which holds for the one
   // roll per step of the local-coefficient Program (the orbital one rolls three blocks per
   // step, whose routed rolls may wait for each other).
-  const TorusShape shape = run.torus_shape();
   for (std::size_t a = 0; a < 3; ++a)
     if (shape.boundary[a] == Topology::Mesh && parts[a] > 2 && run.algorithm != "orbital_local_coefficients")
       return "boundary mesh with algorithm " + run.algorithm + " (messages through routers that may wait for each other)";
@@ -86,17 +113,18 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const double n1 = static_cast<double>(extents[0]), n2 = static_cast<double>(extents[1]), n3 = static_cast<double>(extents[2]);
   const double n = std::max({n1, n2, n3}), elements = n1 * n2 * n3;
   const std::array<std::int64_t, 3> parts = run.torus_extents();
-  double b = 1, p = 1;
+  double b = 1, p = 1, rolls = 0;
   for (std::size_t a = 0; a < 3; ++a) {
     b = std::max(b, std::ceil(static_cast<double>(extents[a]) / static_cast<double>(parts[a])));
     p = std::max(p, static_cast<double>(parts[a]));
+    rolls += static_cast<double>(parts[a]);
   }
   // Timed on one node and computing no values: nothing per node of the torus is held.
   const double nodes = times_translation_quotient(run, machine) && !run.computes_values() ? 1.0 : static_cast<double>(run.node_count());
   const double transforms = run.direction == "both" ? 2.0 : 1.0;
   const double value_bytes = complex_data ? 16.0 : 8.0;
   MemoryEstimate e;
-  const double steps = transforms * 3 * p;  // per node: 3P steps per transform
+  const double steps = transforms * rolls;  // per node: P1 + P2 + P3 steps per transform (3P on a cube)
   if (machine.engine == "systemc") {
     const double words = 4 * b * b * b + 3 * b * b;  // one block of every kind
     const double per_word = 24 + 8 * (complex_data ? 2 : 1) + 2 + value_bytes;
@@ -112,8 +140,10 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const double largest_block = std::ceil(n1 / static_cast<double>(parts[0])) * std::ceil(n2 / static_cast<double>(parts[1])) *
                                std::ceil(n3 / static_cast<double>(parts[2]));
   // Engine event with values off and closed forms for every compute and message: a few times
-  // per buffer and message, no block of values, no micro-program: per node and step about 1 KB
-  // (fitted to measured peaks with every node timed at P = 8 to 16; one node: a few MiB at any b).
+  // per buffer and message, no block of values, no micro-program: per node 16 KB and per step
+  // 0.4 KB with one roll (local coefficients), 1 KB with three (orbital), beside the Program
+  // counted below (fitted to measured peaks with every node timed, 32 to 4,096 nodes, even and
+  // uneven blocks, tori and meshes; one node: a few MiB at any b).
   const std::string reason = machine.engine == "event" ? per_word_reason(run, machine, largest_block) : "";
   if (machine.engine == "event" && !run.computes_values()) e.per_word_because = reason;
   // The timed nodes hold values (every node timed, values on): their messages go word by word
@@ -122,7 +152,7 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const bool eligible = machine.engine == "event" && reason.empty();
   const bool closed = eligible && !run.computes_values();
   if (closed) {
-    e.nodes_bytes = nodes * (16384.0 + steps * 1000);
+    e.nodes_bytes = nodes * (16384.0 + steps * (run.algorithm == "orbital_local_coefficients" ? 400 : 1000));
   } else if (machine.engine == "event" && !one_node) {
     // Every node timed: per word of its buffers the times it keeps, per link the recent word
     // times (up to about 2 (B + b^3) of them), and per node and step the state of the
@@ -183,7 +213,9 @@ void check_memory(const RunConfig& run, const MachineConfig& machine, bool compl
                                   ? "a smaller N or P"
                                   : "a smaller N or P; engine event keeps times per word and per fma here because of " +
                                         estimate.per_word_because +
-                                        " (closed forms need: values off, N a multiple of P, roll_policy after_compute, "
+                                        " (closed forms need: values off, N a multiple of P (or orbital_local_coefficients without routed rolls, blocks of at "
+                                        "least fma_latency x fma_per_cycle words within 20% of each other taking two link latencies "
+                                        "on a link), roll_policy after_compute, "
                                         "micro_schedule interleaved, fma_per_cycle 1 or blocks of at least fma_latency x fma_per_cycle "
                                         "words, boundary torus (mesh: only for orbital_local_coefficients or axes of at most 2 nodes), "
                                         "link_buffer_words auto or above a block)";

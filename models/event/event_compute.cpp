@@ -68,9 +68,12 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   const std::uint64_t components = params_.split ? 2 : 1;
   const BlockShape shape{acc_words * components, kernel.reduction() * components, chained_, params_.split};
   std::optional<BlockTiming> closed;
+  // Every target usable by the start (blocks of two sizes: the compute before on this
+  // accumulator may have had fewer or more targets): nothing of the compute before matters.
+  const bool settled = acc.closed_form && acc.compact && acc.latest(acc_words) <= start;
+  const bool after_form = acc.closed_form && !settled;
   if (closed_forms_ && acc.schedule == FmaSchedules::none)
-    closed = blocks_.time(shape, acc.closed_form ? &acc.pattern : nullptr, acc.closed_form ? start - acc.schedule_start : 0,
-                          offset);
+    closed = blocks_.time(shape, after_form ? &acc.pattern : nullptr, after_form ? start - acc.schedule_start : 0, offset);
   if (offset != 0 && !closed) return false;
   if (inputs > start && (!closed || !inputs_in_time(kernel, op, coef, shape, *closed, start, inputs))) return false;
   WholeCompute whole;

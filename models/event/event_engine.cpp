@@ -53,6 +53,7 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
     if (params.trace_tasks) node.trace.assign(np.tasks.size(), TaskSpan{});
   }
   queued_.assign(nodes_.size() + messages_.size(), false);
+  credits_may_wait_ = closed_forms_ && params.whole_blocks && every_send_after_its_read();
 }
 
 void EventEngine::run() {

@@ -71,11 +71,26 @@ class EventEngine {
   bool store_next(std::uint32_t m);
   void note_left(std::uint32_t m, std::uint32_t moved, Cycle last);
   // Whole messages in closed form (event_whole_message.cpp); false where the per-word rules must run.
-  bool leave_whole(std::uint32_t m);
+  // `wait`: not yet, but it will be whole or per word once the credits it needs are known.
+  bool leave_whole(std::uint32_t m, bool& wait);
+  bool every_send_after_its_read() const;
   bool forward_whole(std::uint32_t hop);
   bool credits_back(const LinkState& link, std::uint64_t base, std::uint64_t W, Cycle by) const;
+  std::uint64_t first_late_credit(const LinkState& link, std::uint64_t first, const Stair& leave, std::uint64_t from,
+                                  std::uint64_t W) const;
   void put_whole(LinkState& link, const Stair& leave, std::uint64_t W, std::int64_t next_tick) const;
   static std::uint64_t most_held(const Stair& arrival, const Stair& taken, std::uint64_t words);
+  struct StorePiece {
+    std::uint64_t end = 0;  // words [end of the piece before, end) are stored at form.at(k)
+    Stair form;
+  };
+  bool store_pieces(const BufferTimes* buffer, std::uint64_t W, const Stair& arrival, Cycle posted,
+                    std::vector<StorePiece>& pieces) const;
+  std::uint64_t held_by_walk(const LinkState& link, std::uint64_t base, std::uint64_t front, const Stair& arrival,
+                             const std::vector<StorePiece>& pieces) const;
+  bool first_held(const LinkState& link, std::uint64_t base, Cycle arrival, std::uint64_t& front) const;
+  std::uint64_t held_behind(const LinkState& link, std::uint64_t base, std::uint64_t front, const Stair& arrival,
+                            std::uint64_t W) const;
   bool store_whole(std::uint32_t m);
   // The form of the times message m's words left on hop h (0: its first link), when it went whole.
   const Stair* whole_form(std::uint32_t m, std::uint32_t h) const {
@@ -158,6 +173,9 @@ class EventEngine {
   // How much the closed forms covered, for the report: computes, and messages sent and stored whole.
   std::uint64_t computes_ = 0, closed_computes_ = 0, sent_whole_ = 0, stored_whole_ = 0, forwarded_whole_ = 0;
   bool chained_ = false;
+  // A one-hop message whose whole form waits only for credits not yet known may wait for them
+  // instead of going per word (docs/timing-model.md, "Closed forms of a whole message").
+  bool credits_may_wait_ = false;
   std::vector<std::uint32_t> receive_task_of_;
   std::vector<NodeState> nodes_;
   std::vector<MessageState> messages_;

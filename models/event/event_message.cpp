@@ -54,7 +54,9 @@ bool EventEngine::leave_next(std::uint32_t m) {
   const std::size_t source = program_.messages[m].source;
   NodeState& node = nodes_[source];
   BufferTimes& buffer = node.buffers[s.buffer];
-  if (s.sent == 0 && leave_whole(m)) return true;
+  bool wait = false;
+  if (s.sent == 0 && leave_whole(m, wait)) return true;
+  if (wait) return false;
   const Cycle granted = s.granted_at == never ? 0 : s.granted_at;
   const bool one_hop = hop_count(m) == 1;
   StepRecord& step = node.steps[s.step];
@@ -127,10 +129,9 @@ void EventEngine::release_history(MessageState& s, const LinkState& link) const 
 void EventEngine::note_credits(const MessageState& s, LinkState& link) const {
   if (link.starved_from != never) return;
   const Cycle d = params_.link_latency;
-  if (s.whole) {  // sent only with every credit back by its first word: only its last send phase may find none
-    const std::uint64_t index = s.link_base + s.words - 1;
-    if (index + 1 >= params_.buffer_words && link.pops[index + 1 - params_.buffer_words] + d > s.last_leave)
-      link.starved_from = s.last_leave;
+  if (s.whole) {  // with every credit back by its first word only its last send phase may find none
+    const std::uint64_t k = first_late_credit(link, s.link_base + 1, s.leave_form, s.credits_tight ? 0 : s.words - 1, s.words);
+    if (k < s.words) link.starved_from = s.leave_form.at(k);
     return;
   }
   for (std::uint32_t k = 0; k < s.words; ++k) {

@@ -158,6 +158,7 @@ struct MessageState {
   // Sent as a whole (EventEngine::leave_whole): word k left at leave_form.at(k), released at
   // whole_release (the first word: whole_started); the vectors above stay empty.
   bool whole = false;
+  bool credits_tight = false;  // some credit came back after its first word left (each by its own word)
   Stair leave_form;
   Cycle whole_release = 0, whole_started = 0;
   std::uint32_t words = 0;

@@ -38,6 +38,26 @@ bool EventEngine::release_whole(const MessageState& s, std::size_t source, Cycle
   return true;
 }
 
+// The first word k (from `from` on) of W leaving at `leave` whose credit, of the link's word
+// first + k - B, is not back by then (W: none). Over a run of the link's history whose words
+// were taken by one stair, credit and leaving differ by a part that only falls with k (the
+// stair's floor) and by the difference of two stairs of one slope, which repeats every num
+// words: a late credit there shows within its first num words. Runs of single times are
+// looked at word by word.
+std::uint64_t EventEngine::first_late_credit(const LinkState& link, std::uint64_t first, const Stair& leave, std::uint64_t from,
+                                             std::uint64_t W) const {
+  const std::uint64_t B = params_.buffer_words;
+  std::uint64_t k = std::max<std::uint64_t>(from, first >= B ? 0 : B - first);
+  while (k < W) {
+    const History::Run& run = link.pops.run_of(first + k - B);
+    const std::uint64_t end = std::min<std::uint64_t>(W, run.end() + B - first);  // the words whose credits it holds
+    for (const std::uint64_t look = run.formed ? std::min(end, k + leave.num) : end; k < look; ++k)
+      if (link.pops[first + k - B] + params_.link_latency > leave.at(k)) return k;
+    k = end;
+  }
+  return W;
+}
+
 // Whether the credits W words from the link's word `base` on need (of the words B before them)
 // are all back by cycle `by`: the last one's is the latest.
 bool EventEngine::credits_back(const LinkState& link, std::uint64_t base, std::uint64_t W, Cycle by) const {
@@ -62,7 +82,7 @@ void EventEngine::put_whole(LinkState& link, const Stair& leave, std::uint64_t W
   link.leaves.push_form(W, leave);
 }
 
-bool EventEngine::leave_whole(std::uint32_t m) {
+bool EventEngine::leave_whole(std::uint32_t m, bool& wait) {
   MessageState& s = messages_[m];
   const std::size_t source = program_.messages[m].source;
   NodeState& node = nodes_[source];
@@ -79,16 +99,23 @@ bool EventEngine::leave_whole(std::uint32_t m) {
   Cycle first = 0;
   if (!link.slot(s.link_base, std::max({started, s.posted_at, s.granted_at == never ? 0 : s.granted_at}), params_, first))
     return false;
-  // Every credit its words need came back by its first word's cycle (the one after its last
-  // word's send phase, whether the link holds none then, is known once it is stored: note_credits).
-  if (!credits_back(link, s.link_base, W, first)) return false;
+  // Every credit its words need came back by its first word's cycle, or else each by its own
+  // word's slot (tight: then the link may hold no credit after any of its send phases, which
+  // is known once it is stored: note_credits).
+  const bool tight = !credits_back(link, s.link_base, W, first);
+  if (tight && link.pops.count() <= s.link_base + W - 1 - B) {
+    wait = credits_may_wait_ && hop_count(m) == 1;
+    return false;
+  }
   const std::uint64_t num = params_.rate.num, den = params_.rate.den;
   const std::uint64_t tau0 = std::max<std::uint64_t>(static_cast<std::uint64_t>(link.next_free_tick), first * num);
   const Stair leave{0, tau0, num, den};
+  if (tight && first_late_credit(link, s.link_base, leave, 0, W) < W) return false;
   const Cycle last = leave.at(W - 1);
   if (buffer.latest_left(W) > first) return false;
   put_whole(link, leave, W, static_cast<std::int64_t>(tau0 + W * den));
   s.whole = true;
+  s.credits_tight = tight;
   s.leave_form = leave;
   s.whole_release = release;
   s.whole_started = started;
@@ -122,6 +149,46 @@ std::uint64_t EventEngine::most_held(const Stair& arrival, const Stair& taken, s
     peak = std::max(peak, k + 1 - std::min(k + 1, gone));
   }
   return peak;
+}
+
+// The first of the link's words before `base` not yet taken when a word arriving at `arrival`
+// comes (`base` when all were): the words before it were all taken before. False when the
+// times of the words still there are no longer kept.
+bool EventEngine::first_held(const LinkState& link, std::uint64_t base, Cycle arrival, std::uint64_t& front) const {
+  front = base;
+  if (base == 0 || link.pops[base - 1] < arrival) return true;
+  std::uint64_t lo = link.pops.base;
+  if (lo >= base || (lo > 0 && link.pops[lo] >= arrival)) return false;
+  if (link.pops[lo] >= arrival) {
+    front = lo;
+    return true;
+  }
+  while (front - lo > 1) {
+    const std::uint64_t mid = lo + (front - lo) / 2;
+    (link.pops[mid] >= arrival ? front : lo) = mid;
+  }
+  return true;
+}
+
+// The most words a link's buffer holds when one of a message's W words (arriving at `arrival`,
+// from the link's word `base` on) arrives while the words from `front` to it are still there.
+// Word k then finds base + k + 1 less the P(A_k) earlier words taken before its arrival A_k,
+// and none of its own (they are taken after the last earlier one). For each earlier word j
+// still there, the last word k_j to arrive by j's taking (A_k <= taken(j)) finds at least
+// base + k_j + 1 - j, and every word k is such a k_j or finds no more than one: the largest
+// over those j is the peak among the words that arrive before the earlier ones are all taken
+// (the later ones are most_held's). One step per earlier word still there.
+std::uint64_t EventEngine::held_behind(const LinkState& link, std::uint64_t base, std::uint64_t front, const Stair& arrival,
+                                       std::uint64_t W) const {
+  const std::uint64_t num = arrival.num, den = arrival.den, S = arrival.sigma;
+  std::uint64_t held = 0;
+  for (std::uint64_t j = front; j < base; ++j) {
+    const std::uint64_t end = (link.pops[j] + 1) * num;  // words arriving before this tick: A_k <= taken(j)
+    if (end <= S) continue;
+    const std::uint64_t k = std::min<std::uint64_t>(W, (end - S + den - 1) / den) - 1;
+    held = std::max(held, base + k + 1 - j);
+  }
+  return held;
 }
 
 // A hop after the first of a message routed through other nodes, as a whole (docs/timing-model.md,
@@ -183,43 +250,37 @@ bool EventEngine::store_whole(std::uint32_t m) {
   const Cycle d = params_.link_latency;
   // Word k is stored at max(C, floor((Sigma + k den) / num)): C from the receive's posting and
   // the words before it on the link, Sigma from its arrival, and both from the old words'
-  // leaving (+1), run by run of the places the message fills. With one run that is exact; with
-  // several, only where every run's bound is below the arrivals and C for every word.
+  // leaving (+1), one such form per run of the places the message fills (store_pieces).
   const Stair arrival{0, left_last.sigma + d * num, num, den};
   const Cycle posted = std::max(link.last_pop + (link.last_pop_forwarded ? 1 : 0), s.receive_posted_at + 1);
-  const Cycle low = std::max(posted, arrival.at(0));
-  Cycle floor_at = posted;
-  std::uint64_t sigma = arrival.sigma;
-  std::size_t start = 0, runs = 0;
-  bool dominated = true;
-  for (const Segment& run : buffer ? buffer->segments : std::vector<Segment>{}) {
-    if (start >= W) break;
-    start = run.end;
-    ++runs;
-    if (run.left.kind == TimeForm::Kind::Compute) return false;
-    if (run.left.kind == TimeForm::Kind::Never) continue;
-    const bool stair = run.left.kind == TimeForm::Kind::Stair;
-    const Cycle after = (stair ? run.left.stair.floor_at : run.left.start) + 1;
-    floor_at = std::max(floor_at, after);
-    if (stair) sigma = std::max(sigma, run.left.stair.sigma + num);
-    dominated = dominated && after <= low && (!stair || run.left.stair.sigma + num <= arrival.sigma);
+  std::vector<StorePiece> pieces;
+  if (!store_pieces(buffer, W, arrival, posted, pieces)) return false;
+  std::uint64_t front = 0;
+  if (!first_held(link, last_base(m), arrival.at(0), front)) return false;
+  const std::uint64_t held = pieces.size() == 1 ? std::max(held_behind(link, last_base(m), front, arrival, W),
+                                                           most_held(arrival, pieces.front().form, W))
+                                                : held_by_walk(link, last_base(m), front, arrival, pieces);
+  link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, held);
+  link.occupancy_front = std::max(link.occupancy_front, front);  // no further: the earlier words may still be there
+  std::uint64_t start = 0;
+  for (const StorePiece& piece : pieces) {  // the history counts each piece's words from its first
+    Stair from = piece.form;
+    from.sigma += start * den;
+    link.pops.push_form(piece.end - start, from);
+    start = piece.end;
   }
-  if (runs > 1 && !dominated) return false;
-  const Stair store{floor_at, sigma, num, den};
-  if (link.pops.count() > 0 && link.last_pop >= arrival.at(0)) return false;
-  link.stats.peak_occupancy = std::max<std::uint64_t>(link.stats.peak_occupancy, most_held(arrival, store, W));
-  link.occupancy_front = std::max(link.occupancy_front, last_base(m));
-  link.pops.push_form(W, store);
-  const Cycle last = store.at(W - 1);
+  const Cycle last = pieces.back().form.at(W - 1);
   link.last_pop = last;
   link.last_pop_forwarded = false;
   if (buffer) {
     buffer->tag = program_.messages[m].tag;
     buffer->forget_schedule();
+    std::size_t piece = 0;
     buffer->set(W, [&](Segment& run) {
+      while (pieces[piece].end < run.end) ++piece;
       run.generation = s.into_generation;
       run.ready.kind = run.since.kind = TimeForm::Kind::Stair;
-      run.ready.stair = run.since.stair = store;
+      run.ready.stair = run.since.stair = pieces[piece].form;
     });
   }
   s.taken = static_cast<std::uint32_t>(W);
@@ -230,6 +291,92 @@ bool EventEngine::store_whole(std::uint32_t m) {
   release_history(s, link);
   trim_history(s, link);
   ++stored_whole_;
+  return true;
+}
+
+// The stores of a message's words, piece by piece of the places it fills (docs/timing-model.md,
+// "Closed forms of a whole message"): word k is stored at the latest of the word before it,
+// its arrival, the receive's posting (`posted`) and its place's old word's leaving (+1). Over a
+// run of places whose old words left by one form that is max(C, floor((Sigma + k den) / num)),
+// C the store of the run's first word's predecessor, the receive and the run's leaving floor,
+// Sigma the arrivals' and the leaving's ticks (+ num): a Stair per run, with the store of the
+// run's last word as the next run's floor. Pieces of equal forms are merged.
+bool EventEngine::store_pieces(const BufferTimes* buffer, std::uint64_t W, const Stair& arrival, Cycle posted,
+                               std::vector<StorePiece>& pieces) const {
+  const std::uint64_t num = arrival.num, den = arrival.den;
+  if (buffer == nullptr) {
+    pieces.push_back({W, Stair{posted, arrival.sigma, num, den}});
+    return true;
+  }
+  Cycle before = posted, floor_at = posted;
+  const Cycle low = std::max(posted, arrival.at(0));
+  bool dominated = true;
+  for (const Segment& run : buffer->segments) {
+    const std::uint64_t end = std::min<std::uint64_t>(run.end, W);
+    Stair form{before, arrival.sigma, num, den};
+    if (run.left.kind == TimeForm::Kind::Compute) return false;
+    if (run.left.kind != TimeForm::Kind::Never) {
+      const bool stair = run.left.kind == TimeForm::Kind::Stair;
+      const Cycle after = (stair ? run.left.stair.floor_at : run.left.start) + 1;
+      form.floor_at = std::max(form.floor_at, after);
+      if (stair) form.sigma = std::max(form.sigma, run.left.stair.sigma + num);
+      floor_at = std::max(floor_at, after);
+      dominated = dominated && after <= low && (!stair || run.left.stair.sigma + num <= arrival.sigma);
+    }
+    const bool same = !pieces.empty() && pieces.back().form.floor_at == form.floor_at && pieces.back().form.sigma == form.sigma;
+    if (same) pieces.back().end = end;
+    else pieces.push_back({end, form});
+    before = form.at(end - 1);
+    if (end == W) break;
+  }
+  // Where no run's leaving reaches above the receive and the first arrival (`low`) nor above
+  // the arrivals' stair, every word is stored at max(C, arrival) with C the largest floor: one
+  // piece, whose occupancy has a closed form (most_held) instead of a walk over the words.
+  if (pieces.size() > 1 && dominated) pieces = {StorePiece{W, Stair{floor_at, arrival.sigma, num, den}}};
+  return true;
+}
+
+// The most words a link's buffer holds while a message's words arrive, stored in pieces: word
+// by word as LinkState::pop counts them (the words before it not yet taken by its arrival),
+// from `front` (first_held), one step per word and per earlier word still there, and no state kept.
+std::uint64_t EventEngine::held_by_walk(const LinkState& link, std::uint64_t base, std::uint64_t front, const Stair& arrival,
+                                        const std::vector<StorePiece>& pieces) const {
+  std::uint64_t held = 0;
+  std::size_t piece = 0;
+  const auto taken = [&](std::uint64_t j) {
+    if (j < base) return link.pops[j];
+    while (pieces[piece].end <= j - base) ++piece;
+    return pieces[piece].form.at(j - base);
+  };
+  const std::uint64_t W = pieces.back().end;
+  for (std::uint64_t k = 0; k < W; ++k) {
+    const Cycle a = arrival.at(k);
+    while (front < base + k && taken(front) < a) ++front;
+    held = std::max(held, base + k + 1 - front);
+  }
+  return held;
+}
+
+// Whether every send is released by a compute that read the block it sends (the last compute
+// before it in the list reads that buffer's generation): then, when computes start only on
+// complete blocks (after_compute), nothing depends on a message's words before its last one is
+// stored, so a message may wait for the credits of its last word without holding up any time
+// that a router's grant could need earlier (event_router.cpp).
+bool EventEngine::every_send_after_its_read() const {
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    const std::vector<Task>& tasks = program_.nodes[n].tasks;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+      if (tasks[i].kind != TaskKind::Send) continue;
+      const std::uint32_t c = nodes_[n].flow[i].preceding_compute;
+      if (c == no_task) return false;
+      const Task& compute = tasks[c];
+      const TaskDataflow& read = nodes_[n].flow[c];
+      const std::uint32_t g = nodes_[n].flow[i].generation, b = tasks[i].buffer;
+      if (!((b == compute.buffer && g == read.generation) || (b == compute.operand && g == read.operand_generation) ||
+            (b == compute.coefficient && g == read.coefficient_generation)))
+        return false;
+    }
+  }
   return true;
 }
 

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "tests/model/program_bench.hpp"
 
 using namespace torus;
@@ -83,4 +85,41 @@ TEST_CASE("whole messages through routers: each hop forwards the words as they a
   tight.link_buffer_words = 4;
   all_agree(p, tight);
   CHECK_THAT(closed_form_note(p, tight), !Catch::Contains("every compute and message"));
+}
+
+TEST_CASE("whole messages: one that arrives while the one before it still waits in the link's buffer",
+          "[model][event][closed_form]") {
+  // Node 0 sends two 8-word blocks to node 1 back to back on +Q (rate 1, latency 4): message 0's
+  // words leave at k and arrive at 4 + k, message 1's leave at 8 + k and arrive at 12 + k. Node
+  // 1 first multiplies its block in buffer 0 (16 fma at cycles 0..15, L = 1: done at 16), sends
+  // that block to node 0 (its word k leaves at 16 + k, so its place is free from 17 + k), and
+  // receives message 0 into buffer 0: word k is stored at max(4 + k, 17 + k) = 17 + k, while
+  // message 1's words arrive at 12..19. Message 1's word k (k = 0..7) finds the 8 words of
+  // message 0 and its own k + 1, less message 0's words taken before 12 + k (those stored at
+  // 17 + j < 12 + k: j < k - 5): 9 + k - max(0, k - 5), 14 from k = 5 on. Message 1 is stored
+  // after message 0's last word (24): all of it at 24.
+  Program p = empty_program(TorusShape{2, 1, 1}, 2, 4);
+  load(p, 0, 0, tag(0, 0));
+  load(p, 0, 1, tag(1, 0));
+  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
+  message(p, 0, 1, {Direction::PlusQ}, 3, tag(1, 0));
+  load(p, 1, 0, tag(0, 1));
+  load(p, 1, 1, tag(1, 1));
+  compute(p, 1, 2, 0, 1, tag(1, 2), tag(0, 1), tag(1, 1));
+  const std::uint32_t back = message(p, 1, 0, {Direction::PlusQ}, 2, tag(0, 1));
+  // Node 1 receives message 0 (into buffer 0) and 1 (into 3), in that order, after its send.
+  std::vector<Task>& tasks = p.nodes[1].tasks;
+  std::rotate(tasks.begin(), tasks.begin() + 2, tasks.end());
+  REQUIRE(tasks.back().kind == TaskKind::Receive);
+  REQUIRE(tasks[tasks.size() - 3].message == back);
+  Machine machine = link_of(Rational{1, 1}, 4);
+  all_agree(p, machine);
+  const nlohmann::json closed = engine_records(p, machine, "event_no_values");
+  CHECK(closed["records"]["links"][0][2] == 14);  // node 0's +Q link
+  CHECK_THAT(closed_form_note(p, machine), Catch::Contains("every compute and message"));
+  for (const Rational rate : {Rational{3, 2}, Rational{2, 3}, Rational{2, 1}}) {
+    INFO("rate " << rate.num << "/" << rate.den);
+    machine.link_rate = rate;
+    all_agree(p, machine);
+  }
 }

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <random>
 
 #include "tests/cli_runner.hpp"
@@ -56,12 +57,56 @@ Configuration random_configuration(std::mt19937& rng) {
          " --complex_fma_cost " + pick(rng, {"1", "4"})};
 }
 
-// `count` configurations from `seed`; the first `with_systemc` are timed by the SystemC engine
-// too.
-void compare(unsigned seed, int count, int with_systemc) {
+// Blocks of two sizes where the memory estimate counts on closed forms for every compute and
+// message (sim/memory_estimate.cpp): the local-coefficient Program on a torus (mesh axes of
+// at most two nodes) with at least one uneven axis, after_compute, interleaved, link buffers
+// auto, blocks of at least fma_latency x fma_per_cycle words within 20% of each other taking
+// at least two link latencies on a link, any start-up.
+Configuration random_uneven(std::mt19937& rng) {
+  const auto draw = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const std::vector<std::string> shapes{"2x3x4", "4x2x1", "3x2x2", "2x2x2", "4x4x2", "3x3x3", "5x2x3", "4x1x3"};
+  const std::string shape = pick(rng, shapes);
+  std::string extents, boundary;
+  std::int64_t largest = 1;
+  for (std::size_t a = 0; a < 3; ++a)  // a mesh axis of at most two nodes rolls one link back
+    boundary += std::string(a ? "," : "") + (shape[2 * a] <= '2' && draw(0, 1) == 1 ? "mesh" : "torus");
+  std::int64_t smallest = 1;
+  for (bool uneven = false; !uneven || 5 * (largest - smallest) > smallest;) {  // within 20%
+    extents.clear();
+    smallest = largest = 1;
+    uneven = false;
+    for (std::size_t a = 0; a < 3; ++a) {
+      const int p = shape[2 * a] - '0', rest = draw(0, p - 1), n = p * draw(1, 12) + rest;
+      uneven = uneven || rest != 0;
+      smallest *= n / p;
+      largest *= (n + p - 1) / p;
+      extents += (a ? "x" : "") + std::to_string(n);
+    }
+  }
+  std::int64_t latency = draw(1, 6), per_cycle = std::stoi(pick(rng, {"1", "2", "4", "8"}));
+  if (smallest < latency * per_cycle) per_cycle = 1;
+  latency = std::min(latency, smallest);
+  // A block takes at least two link latencies on its link: a slower link, a shorter latency.
+  const std::vector<std::array<int, 2>> rates{{1, 1}, {2, 1}, {1, 2}, {2, 3}, {3, 2}, {1, 16}};  // num, den
+  std::array<int, 2> rate = rates[std::uniform_int_distribution<std::size_t>(0, rates.size() - 1)(rng)];
+  if (smallest * rate[1] < 2 * rate[0]) rate = {1, 2};
+  const int most_latency = static_cast<int>(smallest * rate[1] / (2 * rate[0]));
+  const int link_latency = std::min(std::stoi(pick(rng, {"1", "2", "8", "85"})), most_latency);
+  return {"--algorithm orbital_local_coefficients --P " + shape + " --N " + extents + " --boundary " + boundary + " --direction " +
+          pick(rng, {"forward", "inverse", "both"}) + " --fma_latency " + std::to_string(latency) + " --fma_per_cycle " +
+          std::to_string(per_cycle) + " --link_latency " + std::to_string(link_latency) + " --link_words_per_cycle " +
+          std::to_string(rate[0]) + "/" + std::to_string(rate[1]) +
+          " --message_startup_cycles " + pick(rng, {"0", "0", "7", "300"}) +
+          " --transform " + pick(rng, {"dct", "dft"}) + " --complex_fma_cost " + pick(rng, {"1", "4"})};
+}
+
+// `count` configurations drawn by `draw` from `seed`; the first `with_systemc` are timed by the
+// SystemC engine too. `covered`: every compute and message must take the closed forms.
+void compare(unsigned seed, int count, int with_systemc, Configuration (*draw)(std::mt19937&) = random_configuration,
+             bool covered = false) {
   std::mt19937 rng(seed);
   for (int i = 0; i < count; ++i) {
-    const Configuration configuration = random_configuration(rng);
+    const Configuration configuration = draw(rng);
     const std::string run = "run --values off " + configuration.arguments;
     INFO(run);
     const CliRun closed = run_cli(run + " --engine event");
@@ -71,6 +116,8 @@ void compare(unsigned seed, int count, int with_systemc) {
     REQUIRE(per_word.exit_code == 0);
     CHECK(timing_machine_figures(closed.report["timing"]) == timing_machine_figures(per_word.report["timing"]));
     CHECK(closed.report["transforms"] == per_word.report["transforms"]);
+    if (covered)
+      CHECK_THAT(closed.report["timing"]["fast_forward_note"].get<std::string>(), Catch::Contains("every compute and message"));
     if (i >= with_systemc) continue;
     const CliRun systemc = run_cli(run + " --engine systemc");
     REQUIRE(systemc.exit_code == 0);
@@ -96,7 +143,10 @@ TEST_CASE("closed forms cover every compute and message of an eligible run, at a
                                 "--N 12 --P 4x2x2" + bgp, "--N 12 --P 4x2x2 --transform dft" + bgp,
                                 // meshes: rolls across the edge go 3 hops back through the routers
                                 "--N 12 --P 4x3x2 --boundary mesh --direction both" + bgp,
-                                "--N 1200 --P 8x4x4 --boundary mesh --direction forward" + bgp}) {
+                                "--N 1200 --P 8x4x4 --boundary mesh --direction forward" + bgp,
+                                // blocks of two sizes on tori (Blue Gene/P's partitions of 512 nodes and more)
+                                std::string("--N 13 --P 2x2x4 --algorithm orbital_local_coefficients"), "--N 30 --P 4x4x2" + bgp,
+                                "--N 1000 --P 16x8x8 --direction forward --transform dft" + bgp}) {
     INFO(run);
     const CliRun done = run_cli("run --engine event --values off " + run);
     INFO(done.output);
@@ -104,17 +154,20 @@ TEST_CASE("closed forms cover every compute and message of an eligible run, at a
     CHECK(done.report["timing"]["fast_forward_note"].get<std::string>().find("closed forms: every compute and message") !=
           std::string::npos);
   }
-  // Blocks of two sizes share buffers: per-word rules, and the note says how much was closed.
-  const CliRun uneven = run_cli("run --engine event --values off --N 13 --P 2x2x4 --algorithm orbital_local_coefficients");
+  // Blocks of two sizes rolled through routers: per-word rules, and the note says how much was closed.
+  const CliRun uneven =
+      run_cli("run --engine event --values off --N 13 --P 4x3x2 --boundary mesh --algorithm orbital_local_coefficients");
   REQUIRE(uneven.exit_code == 0);
   CHECK_THAT(uneven.report["timing"]["fast_forward_note"].get<std::string>(), Catch::Contains("stored whole"));
 }
 
 TEST_CASE("closed forms: a run that would keep per-word state at a huge size is refused, naming why",
           "[scenario][event][closed_form][errors]") {
-  const CliRun refused = run_cli("run --engine event --values off --N 1000 --P 16x8x8 --algorithm orbital_local_coefficients");
+  // Blocks of two sizes rolled through routers (meshes of more than two nodes per axis) keep per-word state.
+  const CliRun refused =
+      run_cli("run --engine event --values off --N 1002 --P 8x4x4 --boundary mesh --algorithm orbital_local_coefficients");
   CHECK(refused.exit_code == 2);
-  CHECK_THAT(refused.output, Catch::Contains("memory:") && Catch::Contains("blocks of two sizes (N not a multiple of P)"));
+  CHECK_THAT(refused.output, Catch::Contains("memory:") && Catch::Contains("blocks of two sizes (N not a multiple of P) on a mesh"));
   const CliRun chained = run_cli(
       "run --engine event --values off --N 1600 --P 16x8x8 --algorithm orbital_local_coefficients --micro_schedule chained");
   CHECK(chained.exit_code == 2);
@@ -123,6 +176,15 @@ TEST_CASE("closed forms: a run that would keep per-word state at a huge size is 
 
 TEST_CASE("closed forms: 400 more random runs against per-instruction timing and SystemC", "[.][long][closed_form]") {
   compare(90, 400, 60);
+}
+
+TEST_CASE("closed forms: blocks of two sizes on tori are timed whole, as per word and as SystemC times them",
+          "[scenario][event][closed_form]") {
+  compare(11, 10, 4, random_uneven, true);
+}
+
+TEST_CASE("closed forms: 150 more runs of blocks of two sizes on tori against per-word timing and SystemC", "[.][long][closed_form]") {
+  compare(110, 150, 40, random_uneven, true);
 }
 
 TEST_CASE("closed forms: shared fma cycles and meshes on Blue Gene/P-like machines, against per-instruction timing and SystemC",
