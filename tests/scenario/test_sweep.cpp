@@ -146,14 +146,32 @@ TEST_CASE("a matmul sweep: the algorithm run, words sent and steps in the table;
   CHECK(std::filesystem::file_size(dir.file("out") + "/plots/matmul-words.png") > 10000);
 }
 
-TEST_CASE("the array-shape study plans every factorisation of 64 nodes for three algorithms and products at two fma rates",
-          "[scenario][sweep][matmul]") {
-  const std::string scenario = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/matmul-shape.yaml";
+namespace {
+
+// The points `torus-sim sweep --dry-run` plans for a study file under scenarios/studies/.
+std::string planned_points(const std::string& study) {
+  const std::string scenario = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/" + study;
   TempDir dir;
   const std::string command = torus_sim_executable() + " sweep " + scenario + " --dry-run > " + dir.file("plan.txt") + " 2>&1";
   CHECK(std::system(command.c_str()) == 0);
-  const std::string plan = file_bytes(dir.file("plan.txt"));
+  return file_bytes(dir.file("plan.txt"));
+}
+
+}  // namespace
+
+TEST_CASE("the array-shape study plans every factorisation of 64 nodes for three algorithms and products at two fma rates",
+          "[scenario][sweep][matmul]") {
+  const std::string plan = planned_points("matmul-shape.yaml");
   INFO(plan);
   // 2 fma rates x 3 products x 3 algorithms x 7 arrays (1x64 .. 64x1).
   CHECK_THAT(plan, Catch::Contains("126 points to run") && Catch::Contains("fma_per_cycle=16 n=16 algorithm=b_stationary array=64x1"));
+}
+
+TEST_CASE("the 256-node array-shape study plans every factorisation of 256 nodes for three algorithms and products",
+          "[scenario][sweep][matmul]") {
+  const std::string plan = planned_points("matmul-shape-256.yaml");
+  INFO(plan);
+  // 3 products x 3 algorithms x 9 arrays (1x256 .. 256x1).
+  CHECK_THAT(plan, Catch::Contains("81 points to run") && Catch::Contains("n=256 algorithm=systolic array=1x256") &&
+                       Catch::Contains("n=16 algorithm=b_stationary array=256x1"));
 }
