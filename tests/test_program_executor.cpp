@@ -227,23 +227,21 @@ TEMPLATE_TEST_CASE("execute_program in parallel passes gives the same bits and c
   const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), BlockGrid::cube(b, p), SchedulingVector::parse("+-+"), both});
   HostData<T> host{random_tensor<T>(b * p, 11), {}, {}};
   for (const TransformDirection d : both) host.coefficients.push_back(matrices_of<T>(b * p, d));
-  {
-    const ProgramResult<T> one = execute_program(program, host, ExecutorOptions{1, true});
-    for (const unsigned threads : {2u, 3u, 8u, 64u}) {
-      INFO(threads << " threads");
-      const ProgramResult<T> many = execute_program(program, host, ExecutorOptions{threads, true});
-      CHECK(many.buffers == one.buffers);  // every word of every buffer, compared exactly
-      CHECK(many.counts.compute_tasks == one.counts.compute_tasks);
-      CHECK(many.counts.messages == one.counts.messages);
-      CHECK(many.counts.steps == one.counts.steps);
-      CHECK(many.counts.words_sent_per_node_step == one.counts.words_sent_per_node_step);
-      CHECK(many.counts.words_sent_per_node_step_min == one.counts.words_sent_per_node_step_min);
-    }
-    // The machine's fma order and the dense product both stay within the golden bound.
-    const ProgramResult<T> dense = execute_program(program, host, ExecutorOptions{2, false});
-    const Tensor3<T> a = one.gather(program, "forward"), d = dense.gather(program, "forward");
-    const auto& m = host.coefficients[0];
-    CHECK(compare_to_golden(a, golden_transform(host.input, m), absolute_transform(host.input, m)).within_tolerance());
-    CHECK(compare_to_golden(d, golden_transform(host.input, m), absolute_transform(host.input, m)).within_tolerance());
+  const ProgramResult<T> one = execute_program(program, host, ExecutorOptions{1, true});
+  for (const unsigned threads : {2u, 3u, 8u, 64u}) {
+    INFO(threads << " threads");
+    const ProgramResult<T> many = execute_program(program, host, ExecutorOptions{threads, true});
+    CHECK(many.buffers == one.buffers);  // every word of every buffer, compared exactly
+    CHECK(many.counts.compute_tasks == one.counts.compute_tasks);
+    CHECK(many.counts.messages == one.counts.messages);
+    CHECK(many.counts.steps == one.counts.steps);
+    CHECK(many.counts.words_sent_per_node_step == one.counts.words_sent_per_node_step);
+    CHECK(many.counts.words_sent_per_node_step_min == one.counts.words_sent_per_node_step_min);
   }
+  // The machine's fma order and the dense product both stay within the golden bound.
+  const ProgramResult<T> dense = execute_program(program, host, ExecutorOptions{2, false});
+  const Tensor3<T> a = one.gather(program, "forward"), d = dense.gather(program, "forward");
+  const auto& m = host.coefficients[0];
+  CHECK(compare_to_golden(a, golden_transform(host.input, m), absolute_transform(host.input, m)).within_tolerance());
+  CHECK(compare_to_golden(d, golden_transform(host.input, m), absolute_transform(host.input, m)).within_tolerance());
 }
