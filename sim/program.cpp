@@ -1,6 +1,7 @@
 #include "sim/program.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 #include <sstream>
 
@@ -11,7 +12,7 @@
 namespace torus {
 
 std::string to_string(TaskKind kind) {
-  static const std::array<const char*, 4> names = {"load", "compute", "send", "receive"};
+  static const std::array<const char*, 5> names = {"load", "compute", "send", "receive", "fft"};
   return names[static_cast<std::size_t>(kind)];
 }
 
@@ -23,6 +24,21 @@ std::string Program::describe(const DataTag& tag) const {
 }
 
 KernelSpec cube_kernel(int mode, std::size_t b) { return {"mode" + std::to_string(mode), mode, {b, b, b}, {b, b, b}}; }
+
+std::size_t FftSpec::passes() const { return static_cast<std::size_t>(std::countr_zero(length())); }
+std::size_t FftSpec::butterflies() const { return lines() * (length() / 2) * passes(); }
+
+Extents3 FftSpec::input_extents() const {
+  Extents3 e = whole;
+  e[static_cast<std::size_t>(input_cut - 1)] /= inputs;
+  return e;
+}
+
+Extents3 FftSpec::output_extents() const {
+  Extents3 e = whole;
+  e[static_cast<std::size_t>(output_cut - 1)] /= outputs;
+  return e;
+}
 
 Extents3 Program::extents_of(const DataTag& tag) const {
   if (tag.kind < tag_kinds.size() && tag_kinds[tag.kind].cut) return tag_kinds[tag.kind].cut->extents(tag.index);

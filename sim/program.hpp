@@ -64,6 +64,33 @@ struct KernelSpec {
 // The b x b x b kernel of mode `mode`, named "mode1" .. "mode3".
 KernelSpec cube_kernel(int mode, std::size_t b);
 
+// A local fast Fourier transform (task kind Fft): every line along `axis` of a working array
+// of extents `whole` is transformed by a radix-2 FFT (length a power of two). The array's
+// words come from `inputs` consecutive buffers, the array cut into equal slices along
+// `input_cut`, and go to `outputs` consecutive buffers cut along `output_cut`, so a node can
+// transform lines whose pieces arrived in several messages and hand the result out in pieces
+// for several destinations. One input and one output may be the same buffer (in place).
+// Timing (passes, fma per butterfly) is in docs/timing-model.md ("FFT tasks").
+struct FftSpec {
+  std::string name;            // e.g. "fft3 64x8x64"
+  int axis = 1;                // 1..3
+  Extents3 whole{1, 1, 1};
+  int input_cut = 1;           // 1..3
+  std::uint32_t inputs = 1;    // divides whole[input_cut - 1]
+  int output_cut = 1;          // 1..3
+  std::uint32_t outputs = 1;   // divides whole[output_cut - 1]
+  bool inverse = false;        // sign +i (the inverse DFT) instead of -i
+  double scale = 1;            // every output word is multiplied by it (the transform's normalisation)
+  std::size_t length() const { return whole[static_cast<std::size_t>(axis - 1)]; }
+  std::size_t words() const { return whole[0] * whole[1] * whole[2]; }
+  std::size_t lines() const { return words() / length(); }
+  std::size_t passes() const;        // log2(length)
+  std::size_t butterflies() const;   // lines * length / 2 * passes
+  Extents3 input_extents() const;    // one input buffer's block
+  Extents3 output_extents() const;   // one output buffer's block
+  friend bool operator==(const FftSpec&, const FftSpec&) = default;
+};
+
 // A block of one of the host's arrays: array index into Program::host_arrays, block coordinates.
 struct HostBlock {
   std::uint16_t array = 0;
@@ -91,19 +118,20 @@ struct TaskLabel {
   std::uint32_t global_step = 0;  // steps of all transforms counted in order
 };
 
-enum class TaskKind : std::uint8_t { Load, Compute, Send, Receive };
+enum class TaskKind : std::uint8_t { Load, Compute, Send, Receive, Fft };
 std::string to_string(TaskKind kind);
 
 struct Task {
   TaskKind kind = TaskKind::Compute;
   TaskLabel label;
-  std::uint32_t buffer = no_buffer;  // load/send/receive: the buffer; compute: the accumulator
-  std::uint32_t operand = no_buffer;      // compute
+  std::uint32_t buffer = no_buffer;  // load/send/receive: the buffer; compute: the accumulator; fft: first output
+  std::uint32_t operand = no_buffer;      // compute; fft: first input
   std::uint32_t coefficient = no_buffer;  // compute
-  std::uint32_t kernel = 0;               // compute: index into Program::kernels
+  std::uint32_t kernel = 0;               // compute: index into Program::kernels; fft: into Program::ffts
   std::uint32_t message = 0;              // send/receive: index into Program::messages
   bool zero_accumulator = false;          // compute: the accumulator starts at zero (and gets `tag`)
-  DataTag tag;                            // load: what is loaded; compute: the accumulator's block
+  DataTag tag;                            // load: what is loaded; compute: the accumulator's block;
+                                          // fft: the first output's (output i: index[output_cut - 1] + i)
   DataTag operand_tag, coefficient_tag;   // compute: the blocks it reads
   HostBlock source;                       // load
 };
@@ -167,6 +195,7 @@ struct Program {
   BlockGrid grid;  // how the tensor (and each axis's matrix) is cut into blocks
   std::vector<TagKind> tag_kinds;
   std::vector<KernelSpec> kernels;
+  std::vector<FftSpec> ffts;
   std::vector<HostArray> host_arrays;
   std::vector<Message> messages;
   std::vector<NodeProgram> nodes;  // indexed like TorusShape::index_of
