@@ -130,6 +130,8 @@ std::string locate_wrong_stage(const Program& program, const GatherOutput<T>& ga
     return "stage not known: the next transform reused the intermediate blocks (run this direction alone to find it)";
   static const std::array<const char*, 4> roman = {"none", "I", "II", "III"};
   const std::string name = program.transforms[transform];
+  if (!program.output(name + " stage I") || !program.output(name + " stage II"))
+    return "stage not known: algorithm " + program.algorithm + " keeps no whole stage results";
   std::array<Tensor3<T>, 3> partials{gather(name + " stage I", nullptr), gather(name + " stage II", nullptr),
                                      result};
   std::array<int, 3> modes{};

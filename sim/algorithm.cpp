@@ -9,7 +9,11 @@ namespace torus {
 namespace {
 
 const Registry<Algorithm>& registry() {
-  static const Registry<Algorithm> table("algorithm", {{"orbital", make_orbital}, {"orbital_local_coefficients", make_orbital_local_coefficients}});
+  static const Registry<Algorithm> table("algorithm", {{"orbital", make_orbital},
+                                                      {"orbital_local_coefficients", make_orbital_local_coefficients},
+                                                      {"slab_fft", make_slab_fft},
+                                                      {"pencil_fft", make_pencil_fft},
+                                                      {"ring_transpose_fft", make_ring_transpose_fft}});
   return table;
 }
 

@@ -31,6 +31,11 @@ struct AlgorithmCheck {
   std::size_t violation_count = 0;
   std::vector<std::string> violations;  // the first few, readable
   bool ok() const { return violation_count == 0; }
+  // Counts a violation, keeping the first four readable.
+  void add(const std::string& what) {
+    if (violations.size() < 4) violations.push_back(what);
+    ++violation_count;
+  }
 };
 
 // Contract: build() returns a Program that the generic verifier accepts and whose outputs

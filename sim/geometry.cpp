@@ -1,6 +1,7 @@
 #include "sim/geometry.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <cstdint>
 #include <stdexcept>
 
@@ -64,6 +65,41 @@ NodeCoord TorusShape::ring_neighbour(const NodeCoord& node, Direction direction)
 std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from, Direction direction) {
   if (shape.neighbour(from, direction)) return {direction};
   return std::vector<Direction>(static_cast<std::size_t>(shape.extent(axis_of(direction)) - 1), opposite(direction));
+}
+
+std::vector<Direction> shortest_route(const TorusShape& shape, const NodeCoord& from, const NodeCoord& to) {
+  std::vector<Direction> route;
+  for (const Axis axis : {Axis::Q, Axis::R, Axis::S}) {
+    const int p = shape.extent(axis);
+    int delta = to[axis] - from[axis];
+    if (shape.wraps(axis)) {
+      delta = ((delta % p) + p) % p;
+      if (2 * delta > p) delta -= p;
+    }
+    route.insert(route.end(), static_cast<std::size_t>(std::abs(delta)), direction_along(axis, delta >= 0 ? +1 : -1));
+  }
+  return route;
+}
+
+std::vector<Direction> forward_route(const TorusShape& shape, const NodeCoord& delta) {
+  std::vector<Direction> route;
+  for (const Axis axis : {Axis::Q, Axis::R, Axis::S}) {
+    const int p = shape.extent(axis);
+    route.insert(route.end(), static_cast<std::size_t>(((delta[axis] % p) + p) % p), direction_along(axis, +1));
+  }
+  return route;
+}
+
+std::vector<NodeCoord> snake_order(const TorusShape& shape) {
+  std::vector<NodeCoord> order;
+  order.reserve(shape.node_count());
+  for (int s = 0; s < shape.p3; ++s)
+    for (int i = 0; i < shape.p2; ++i) {
+      const int r = s % 2 == 0 ? i : shape.p2 - 1 - i;
+      const int row = s * shape.p2 + i;  // rows visited so far decide the Q direction
+      for (int j = 0; j < shape.p1; ++j) order.push_back({row % 2 == 0 ? j : shape.p1 - 1 - j, r, s});
+    }
+  return order;
 }
 
 std::array<Topology, 3> parse_boundary(std::string_view text, std::size_t nodes) {

@@ -75,6 +75,17 @@ struct TorusShape {
 // where the wrap-around link does not exist, P_a - 1 hops the other way through the routers.
 std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from, Direction direction);
 
+// The route from `from` to `to` one axis at a time (Q, then R, then S), each the short way
+// round on a torus axis (the + way on a tie) and straight across on a mesh axis: the
+// dimension-order routing of the transpose algorithms' all-to-all messages.
+std::vector<Direction> shortest_route(const TorusShape& shape, const NodeCoord& from, const NodeCoord& to);
+// The route that moves a node by `delta` links along each axis in the + direction (Q, then R,
+// then S), wrapping round: a translation of the whole torus, as a SIMD machine shifts data.
+std::vector<Direction> forward_route(const TorusShape& shape, const NodeCoord& delta);
+// The nodes in boustrophedon order (Q fastest, reversing direction on every other R row and
+// every other S layer): consecutive nodes are neighbours, a Hamiltonian path of the array.
+std::vector<NodeCoord> snake_order(const TorusShape& shape);
+
 // One word when every axis agrees ("torus", "mesh"), else one per axis: "torus,mesh,mesh".
 std::string boundary_text(const TorusShape& shape);
 // "torus", "mesh" (every axis) or three separated by commas; throws std::invalid_argument

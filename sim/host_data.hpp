@@ -25,18 +25,18 @@ struct HostData {
   void load(const Program& program, const HostBlock& block, T* words) const {
     const HostArray& array = program.host_arrays.at(block.array);
     const auto at = [](std::int32_t index) { return static_cast<std::size_t>(index); };
-    if (array.cut) {
-      copy_block(operands.at(array.operand), array.cut->extents(block.index), array.cut->origin(block.index), words);
-      return;
-    }
     if (array.matrix) {
       const Matrix<T>& m = coefficients.at(array.transform)[static_cast<std::size_t>(array.axis - 1)];
-      const AxisSplit& split = program.grid.axis[static_cast<std::size_t>(array.axis - 1)];
-      const std::size_t rows = split.size(at(block.index[0])), cols = split.size(at(block.index[1]));
-      const std::size_t row0 = split.offset(at(block.index[0])), col0 = split.offset(at(block.index[1]));
+      const auto [row_split, col_split] = program.matrix_splits(array);
+      const std::size_t rows = row_split.size(at(block.index[0])), cols = col_split.size(at(block.index[1]));
+      const std::size_t row0 = row_split.offset(at(block.index[0])), col0 = col_split.offset(at(block.index[1]));
       for (std::size_t out = 0; out < cols; ++out)
         for (std::size_t in = 0; in < rows; ++in)
           words[in + rows * out] = m(static_cast<Eigen::Index>(row0 + in), static_cast<Eigen::Index>(col0 + out));
+      return;
+    }
+    if (array.cut) {
+      copy_block(operands.at(array.operand), array.cut->extents(block.index), array.cut->origin(block.index), words);
       return;
     }
     copy_block(input, program.grid.extents(block.index), program.grid.origin(block.index), words);
@@ -58,7 +58,8 @@ struct OutputBlock {
 };
 
 // Assembles `output` into the N1 x N2 x N3 tensor of the Program's grid: node i's buffer
-// output.buffer[i] holds, in its first words, the block at block coordinates output.tag[i].index.
+// output.buffer[i] holds, in its first words, the block output.tag[i] names (cut as its tag
+// kind says, or as the Program's grid cuts the tensor).
 // `words(node, buffer)` returns a pointer to the buffer's values in storage order.
 template <class T, class Words>
 Tensor3<T> gather_output(const Program& program, const ProgramOutput& output, Words words,
@@ -67,8 +68,7 @@ Tensor3<T> gather_output(const Program& program, const ProgramOutput& output, Wo
   if (layout) layout->clear();
   for (std::size_t node = 0; node < output.buffer.size(); ++node) {
     const T* values = words(node, output.buffer[node]);
-    const auto& index = output.tag[node].index;
-    const Extents3 e = program.grid.extents(index), o = program.grid.origin(index);
+    const Extents3 e = program.extents_of(output.tag[node]), o = program.origin_of(output.tag[node]);
     for (std::size_t k = 0; k < e[2]; ++k)
       for (std::size_t j = 0; j < e[1]; ++j)
         for (std::size_t i = 0; i < e[0]; ++i) tensor(o[0] + i, o[1] + j, o[2] + k) = values[i + e[0] * (j + e[1] * k)];

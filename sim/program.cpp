@@ -63,6 +63,20 @@ Extents3 Program::host_block_extents(const HostBlock& block) const {
   return {split.size(static_cast<std::size_t>(block.index[0])), split.size(static_cast<std::size_t>(block.index[1])), 1};
 }
 
+Extents3 Program::origin_of(const DataTag& tag) const {
+  if (tag.kind < tag_kinds.size() && tag_kinds[tag.kind].cut) return tag_kinds[tag.kind].cut->origin(tag.index);
+  const int axis = tag.kind < tag_kinds.size() ? tag_kinds[tag.kind].axis : 0;
+  if (axis < 1 || axis > 3) return grid.origin(tag.index);
+  const AxisSplit& split = grid.axis[static_cast<std::size_t>(axis - 1)];
+  return {split.offset(static_cast<std::size_t>(tag.index[0])), split.offset(static_cast<std::size_t>(tag.index[1])), 0};
+}
+
+std::pair<AxisSplit, AxisSplit> Program::matrix_splits(const HostArray& array) const {
+  if (array.cut) return {array.cut->axis[0], array.cut->axis[1]};
+  const AxisSplit& split = grid.axis[static_cast<std::size_t>(std::clamp(array.axis, 1, 3) - 1)];
+  return {split, split};
+}
+
 std::size_t Program::words_of(const DataTag& tag) const {
   const Extents3 e = extents_of(tag);
   return e[0] * e[1] * e[2];

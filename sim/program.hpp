@@ -17,6 +17,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -105,7 +106,8 @@ struct HostArray {
   int axis = 0;           // matrices: 1..3
   std::size_t transform = 0;  // matrices: which transform of the run they serve
   // Set: a block of the host's operand `operand` (HostData::operands), cut this way (the
-  // factors of a matrix product); `matrix` and `axis` are then unused.
+  // factors of a matrix product); `matrix` and `axis` are then unused. For a matrix: its rows
+  // are cut as cut->axis[0] and its columns as cut->axis[1] instead of like axis `axis`.
   std::optional<BlockGrid> cut;
   std::size_t operand = 0;
 };
@@ -219,6 +221,10 @@ struct Program {
   // The extents of the block a tag names (a coefficient block: rows x columns x 1) and its words.
   Extents3 extents_of(const DataTag& tag) const;
   std::size_t words_of(const DataTag& tag) const;
+  // The first element of the block a tag names, in its array (tensor or matrix).
+  Extents3 origin_of(const DataTag& tag) const;
+  // How a matrix array's rows and columns are cut into blocks.
+  std::pair<AxisSplit, AxisSplit> matrix_splits(const HostArray& array) const;
   // Words of the largest block of any kind the Program cuts its own way, or of the tensor
   // (what `link_buffer_words: auto` doubles).
   std::size_t largest_block_words() const;

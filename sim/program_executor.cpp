@@ -138,7 +138,7 @@ class Machine {
     const auto fits = [](std::int32_t index, const AxisSplit& split) {
       return index >= 0 && static_cast<std::size_t>(index) < split.parts;
     };
-    if (array.cut) {
+    if (array.cut && !array.matrix) {
       if (array.operand >= host_.operands.size() || host_.operands[array.operand].extents() != array.cut->tensor_extents())
         return false;
       for (std::size_t a = 0; a < 3; ++a)
@@ -151,10 +151,10 @@ class Machine {
       return true;
     }
     if (array.transform >= host_.coefficients.size() || array.axis < 1 || array.axis > 3) return false;
-    const AxisSplit& split = p_.grid.axis[static_cast<std::size_t>(array.axis - 1)];
+    const auto [rows, cols] = p_.matrix_splits(array);
     const Matrix<T>& m = host_.coefficients[array.transform][static_cast<std::size_t>(array.axis - 1)];
-    return static_cast<std::size_t>(m.rows()) == split.n && static_cast<std::size_t>(m.cols()) == split.n &&
-           fits(block.index[0], split) && fits(block.index[1], split);
+    return static_cast<std::size_t>(m.rows()) == rows.n && static_cast<std::size_t>(m.cols()) == cols.n &&
+           fits(block.index[0], rows) && fits(block.index[1], cols);
   }
 
   void allocate() {
@@ -413,9 +413,12 @@ Tensor3<T> ProgramResult<T>::gather(const Program& program, const std::string& o
   for (std::size_t node = 0; node < out->buffer.size(); ++node) {
     if (node >= buffers.size() || node >= out->tag.size() || out->buffer[node] >= buffers[node].size())
       throw std::logic_error("output '" + output + "' names a buffer node " + program.describe_node(node) + " does not have");
+    const DataTag& tag = out->tag[node];
+    const BlockGrid& cut = tag.kind < program.tag_kinds.size() && program.tag_kinds[tag.kind].cut ? *program.tag_kinds[tag.kind].cut
+                                                                                                  : program.grid;
     for (std::size_t a = 0; a < 3; ++a) {
-      const std::int32_t index = out->tag[node].index[a];
-      if (index < 0 || static_cast<std::size_t>(index) >= program.grid.axis[a].parts)
+      const std::int32_t index = tag.index[a];
+      if (index < 0 || static_cast<std::size_t>(index) >= cut.axis[a].parts)
         throw std::logic_error("output '" + output + "' names a block index outside the tensor");
     }
     if (buffers[node][out->buffer[node]].size() < program.words_of(out->tag[node]))

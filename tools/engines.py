@@ -80,6 +80,27 @@ def random_rows(count, seed):
         yield row
 
 
+def transpose_rows(count, seed):
+    """The transpose-based FFTs (slab, pencil, ring transpose) on tori of up to 4 x 4 x 4 nodes
+    with every direction, bandwidths, buffers and start-up costs: all-to-all messages routed
+    through the torus, contending for links."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        algorithm = rng.choice(["slab_fft", "pencil_fft", "ring_transpose_fft"])
+        ps = [rng.randint(1, 4) for _ in range(3)]
+        nodes = ps[0] * ps[1] * ps[2]
+        ns = [max(nodes, rng.randint(1, 3) * nodes + rng.randint(0, 2)) for _ in range(3)]
+        row = ["--algorithm", algorithm, "--N", "x".join(map(str, ns)), "--P", "x".join(map(str, ps)),
+               "--transform", rng.choice(["dft", "dct"]), "--direction", rng.choice(["forward", "inverse", "both"]),
+               "--fma_latency", str(rng.randint(1, 8)), "--fma_per_cycle", str(rng.randint(1, 4)),
+               "--link_latency", str(rng.randint(1, 8)),
+               "--link_words_per_cycle", rng.choice(["1", "2", "1/2", "1/8", "3/2"]),
+               "--link_buffer_words", rng.choice(["1", "3", "16", "auto"]),
+               "--roll_policy", rng.choice(["after_compute", "overlapped"]),
+               "--message_startup_cycles", rng.choice(["0", "3", "40"])]
+        yield row
+
+
 def strip(report):
     report = dict(report)
     for key in ("engine", "wall_seconds", "machine"):
@@ -144,12 +165,14 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, "build", "tools", "torus-sim"))
     parser.add_argument("--sample", type=int, default=1, help="every K-th regression row (default: all)")
     parser.add_argument("--random", type=int, default=300, help="random configurations (default 300)")
+    parser.add_argument("--transpose", type=int, default=0, help="random transpose-FFT configurations (default 0)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("-j", "--jobs", type=int, default=2)
     args = parser.parse_args()
     if args.sample < 1 or args.random < 0 or args.jobs < 1:
         sys.exit("engines.py: --sample and --jobs must be at least 1, --random at least 0")
     rows = [p.split() for p in PINNED] + list(regression_rows())[::args.sample] + list(random_rows(args.random, args.seed))
+    rows += list(transpose_rows(args.transpose, args.seed))
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for row, problems in zip(rows, pool.map(lambda r: compare(args.binary, r), rows)):

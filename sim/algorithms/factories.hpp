@@ -9,6 +9,10 @@ namespace torus {
 
 std::unique_ptr<Algorithm> make_orbital();
 std::unique_ptr<Algorithm> make_orbital_local_coefficients();
+// Transpose-based FFTs (sim/algorithms/transpose_fft.hpp).
+std::unique_ptr<Algorithm> make_slab_fft();
+std::unique_ptr<Algorithm> make_pencil_fft();
+std::unique_ptr<Algorithm> make_ring_transpose_fft();
 // Matrix multiplication (sim/matmul.hpp).
 class MatmulAlgorithm;
 std::unique_ptr<MatmulAlgorithm> make_systolic();

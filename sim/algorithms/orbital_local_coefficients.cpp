@@ -255,10 +255,7 @@ class Proof {
   }
 
  private:
-  void fail(const std::string& what) {
-    if (out_.violations.size() < 4) out_.violations.push_back(what);
-    ++out_.violation_count;
-  }
+  void fail(const std::string& what) { out_.add(what); }
 
   void check_stage(const StageInfo& stage) {
     const std::string name = p_.transforms[stage.transform] + " stage " + std::to_string(stage.stage);
