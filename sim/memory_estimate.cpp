@@ -53,31 +53,29 @@ std::string per_word_reason(const RunConfig& run, const MachineConfig& machine, 
   // before wrote, has closed forms when its targets (at least the smallest block's words) fill
   // L f issue slots (docs/timing-model.md).
   double smallest_block = 1;
-  bool uneven = false, routed = false;
+  bool uneven = false;
   for (std::size_t a = 0; a < 3; ++a) {
     smallest_block *= static_cast<double>(extents[a] / static_cast<std::size_t>(parts[a]));
     uneven = uneven || extents[a] % static_cast<std::size_t>(parts[a]) != 0;
-    routed = routed || (shape.boundary[a] == Topology::Mesh && parts[a] > 2);
   }
   const bool filled = smallest_block >= static_cast<double>(machine.fma_latency * machine.fma_per_cycle);
   // The smallest block takes at least a credit's round trip (2 link latencies) on its link.
   const Rational rate = machine.link_rate();
   const bool streams = smallest_block * static_cast<double>(rate.den) >= 2.0 * static_cast<double>(machine.link_latency * rate.num);
-  // Blocks of two sizes: closed for the local-coefficient Program when no roll passes through a
-  // router (a torus, or mesh axes of at most two nodes), blocks fill L f issue slots (a compute
-  // that reads the block the one before wrote in another shape then never waits for a word),
-  // and rolls do not wait for credits past their words' slots (not covered yet): a node with
-  // smaller blocks gets ahead of its neighbour by the difference every step, so the largest
-  // block must be within 20% of the smallest and take at least a credit's round trip (2 link
-  // latencies) on its link. That bound is measured, not derived: every one of several hundred
-  // random configurations inside it was closed, a few outside were not
+  // Blocks of two sizes: closed for the local-coefficient Program, on tori and meshes alike,
+  // when blocks fill L f issue slots (a compute that reads the block the one before wrote in
+  // another shape then never waits for a word) and rolls do not wait for credits past their
+  // words' slots (not covered yet): a node with smaller blocks gets ahead of its neighbour by
+  // the difference every step, so the largest block must be within 20% of the smallest and take
+  // at least a credit's round trip (2 link latencies) on its link. That bound is measured, not
+  // derived: every one of several hundred random configurations inside it was closed, tori and
+  // meshes of more than two nodes per axis (rolls through routers), a few outside were not
   // (tests/scenario/test_closed_forms.cpp checks a sample). Messages stored while the one before
   // is still in the link's buffer, over places that held blocks of other sizes, and ones whose
-  // credits are not known yet or come back just in time, are closed (docs/timing-model.md).
-  // Through routers, rolls of two sizes may wait for each other.
+  // credits are not known yet (routed or not) or come back just in time, are closed
+  // (docs/timing-model.md).
   const std::string uneven_reason = "blocks of two sizes (N not a multiple of P)";
-  if (uneven && (routed || run.algorithm != "orbital_local_coefficients"))
-    return uneven_reason + (routed ? " on a mesh of more than two nodes per axis" : "");
+  if (uneven && run.algorithm != "orbital_local_coefficients") return uneven_reason + " with algorithm " + run.algorithm;
   if (uneven && !filled) return uneven_reason + " with blocks of fewer than fma_latency x fma_per_cycle words";
   if (uneven && !streams) return uneven_reason + " with blocks that leave faster than two link latencies";
   if (uneven && 5 * (largest_block - smallest_block) > smallest_block) return uneven_reason + " more than 20% apart";
@@ -213,7 +211,7 @@ void check_memory(const RunConfig& run, const MachineConfig& machine, bool compl
                                   ? "a smaller N or P"
                                   : "a smaller N or P; engine event keeps times per word and per fma here because of " +
                                         estimate.per_word_because +
-                                        " (closed forms need: values off, N a multiple of P (or orbital_local_coefficients without routed rolls, blocks of at "
+                                        " (closed forms need: values off, N a multiple of P (or orbital_local_coefficients with blocks of at "
                                         "least fma_latency x fma_per_cycle words within 20% of each other taking two link latencies "
                                         "on a link), roll_policy after_compute, "
                                         "micro_schedule interleaved, fma_per_cycle 1 or blocks of at least fma_latency x fma_per_cycle "

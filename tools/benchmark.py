@@ -26,8 +26,9 @@ machine and its load; run it on an idle machine and say which):
            core, nothing else), in the same session, as ratios; and the peak memory against
            what the nodes hold (every buffer at the word size) plus the input and result.
   memory   the memory estimate checked before a run against the peak the run measured, for both
-           engines (the event engine both ways), real and complex, values on and off: the
-           estimate must never be below the peak and at most 1.5 times above it.
+           engines (the event engine both ways), real and complex, values on and off, and Blue
+           Gene/P's mesh partitions with blocks of two sizes (values off): the estimate must
+           never be below the peak and at most 1.5 times above it.
   mpi      a 48-point study (fma latency against b at N = 16, both micro-schedules) swept on one
            machine and with mpirun at -np 1, 2, 3 (-j 1 per rank, loopback only): wall time,
            speed-up against the plain sweep at -j 1, processor time of everything the sweep
@@ -245,26 +246,41 @@ MEMORY_ENGINES = {"systemc": ["--engine", "systemc"], "event (every node)": ["--
                   "event (one node)": ["--engine", "event"]}
 
 
+def memory_row(args, arguments, columns, worst):
+    """One run's estimate against its peak, as a table row after `columns`; `worst` keeps the extremes."""
+    report, _ = run(args.binary, arguments, args.budget_seconds)
+    t = report["timing"]
+    estimate, peak = t["memory"]["estimate_bytes"], t["peak_memory_bytes"]
+    ratio = estimate / peak
+    worst[:] = [min(worst[0], ratio), max(worst[1], ratio)]
+    flag = "" if 1.0 <= ratio <= 1.5 else " **outside 1 to 1.5**"
+    print(f"| {' | '.join(columns(report))} | {estimate / 2**20:.0f} | {peak / 2**20:.0f} | {ratio:.2f}{flag} |", flush=True)
+
+
 def memory(args):
     print("| N | P | data | values | engine | estimate MiB | peak MiB | estimate / peak |")
     print("|---|---|---|---|---|---|---|---|")
     worst = [float("inf"), 0.0]
     for n, p in MEMORY_POINTS:
         for transform in ("dct", "dft"):
+            data = "complex" if transform == "dft" else "real"
             for values in ("on", "off"):
                 for label, engine in MEMORY_ENGINES.items():
                     if label == "systemc" and n ** 3 > 64 ** 3:
                         continue  # beyond 64^3 elements minutes per point; the event engine covers the size
                     arguments = ["--N", str(n), "--P", str(p), "--transform", transform, "--direction", "both",
                                  "--values", values, *engine]
-                    report, _ = run(args.binary, arguments, args.budget_seconds)
-                    t = report["timing"]
-                    estimate, peak = t["memory"]["estimate_bytes"], t["peak_memory_bytes"]
-                    ratio = estimate / peak
-                    worst = [min(worst[0], ratio), max(worst[1], ratio)]
-                    flag = "" if 1.0 <= ratio <= 1.5 else " **outside 1 to 1.5**"
-                    print(f"| {n} | {p} | {'complex' if transform == 'dft' else 'real'} | {values} | {label} | "
-                          f"{estimate / 2**20:.0f} | {peak / 2**20:.0f} | {ratio:.2f}{flag} |", flush=True)
+                    memory_row(args, arguments, lambda _: [str(n), str(p), data, values, label], worst)
+    # Blue Gene/P's mesh partitions with blocks of two sizes, rolled through the routers (the
+    # scaling study's N = 300 on 128 and 256 nodes): closed forms, values off, every node timed.
+    for n, nodes in ((300, 128), (300, 256), (100, 128)):
+        for transform in ("dct", "dft"):
+            arguments = [os.path.join(ROOT, "scenarios", "machines", "bluegene-p.yaml"), "--algorithm", "orbital_local_coefficients",
+                         "--N", str(n), "--nodes", str(nodes), "--transform", transform, "--direction", "forward",
+                         "--values", "off", "--engine", "event"]
+            data = "complex" if transform == "dft" else "real"
+            memory_row(args, arguments,
+                       lambda r: [str(n), f"{r['P']} {r['boundary']} (Blue Gene/P)", data, "off", "event (every node)"], worst)
     print(f"\nestimate / peak from {worst[0]:.2f} to {worst[1]:.2f}")
 
 

@@ -173,8 +173,8 @@ class EventEngine {
   // How much the closed forms covered, for the report: computes, and messages sent and stored whole.
   std::uint64_t computes_ = 0, closed_computes_ = 0, sent_whole_ = 0, stored_whole_ = 0, forwarded_whole_ = 0;
   bool chained_ = false;
-  // A one-hop message whose whole form waits only for credits not yet known may wait for them
-  // instead of going per word (docs/timing-model.md, "Closed forms of a whole message").
+  // A message whose whole form waits only for credits not yet known may wait for them instead of
+  // going per word, routed or not (docs/timing-model.md, "Closed forms of a whole message").
   bool credits_may_wait_ = false;
   std::vector<std::uint32_t> receive_task_of_;
   std::vector<NodeState> nodes_;

@@ -103,8 +103,11 @@ bool EventEngine::leave_whole(std::uint32_t m, bool& wait) {
   // word's slot (tight: then the link may hold no credit after any of its send phases, which
   // is known once it is stored: note_credits).
   const bool tight = !credits_back(link, s.link_base, W, first);
+  // A credit not known yet is one of a word ahead of it on the link (W < B). Waiting for it hides
+  // no ask from a router: a routed message may take the link of its next hop only once every
+  // word ahead of it on this link is taken, and by then the credit is known.
   if (tight && link.pops.count() <= s.link_base + W - 1 - B) {
-    wait = credits_may_wait_ && hop_count(m) == 1;
+    wait = credits_may_wait_;
     return false;
   }
   const std::uint64_t num = params_.rate.num, den = params_.rate.den;
