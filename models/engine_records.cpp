@@ -54,6 +54,7 @@ void collect_links(const EngineRecords& records, TimingReport& t) {
       const LinkRecord& link = records.links[i * direction_count + static_cast<std::size_t>(d)];
       traffic.words += link.words * records.copies;
       traffic.active_cycles += link.active_cycles * records.copies;
+      traffic.wait_cycles += link.wait_cycles * records.copies;
       traffic.peak_occupancy = std::max(traffic.peak_occupancy, link.peak_occupancy);
     }
   }

@@ -47,6 +47,7 @@ struct LinkRecord {
   std::uint64_t words = 0;
   std::uint64_t active_cycles = 0;   // cycles in which a word left
   std::uint64_t peak_occupancy = 0;  // most words waiting in its receive buffer
+  std::uint64_t wait_cycles = 0;     // messages' cycles from asking for it to their first word leaving
 };
 
 struct EngineRecords {

@@ -78,6 +78,11 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
     peak = std::max(peak, l.peak_occupancy);
   }
   out += fmt::format(" peak receive-buffer occupancy {} words\n", peak);
+  std::uint64_t waited = 0;
+  for (const LinkTraffic& l : t.links) waited += l.wait_cycles;
+  out += fmt::format("  link waits: {} cycles, summed over messages and hops, from asking for a link to the first word leaving "
+                     "on it (held by another message, or no credit)\n",
+                     waited);
   out += fmt::format("  words held per node: {} allocated ({} = {}, plus {} in second buffers for rolled blocks), "
                      "plus {} in link receive buffers\n",
                      t.words_allocated, paper_formulas(r) ? "4b^3+3b^2" : "one block of each kind", t.words_paper,
@@ -247,7 +252,7 @@ nlohmann::json to_json(const TimingReport& t) {
                           {"max_cycles", s.max_cycles}});
   for (const LinkTraffic& l : t.links)
     j["links"].push_back({{"direction", l.direction}, {"words", l.words}, {"active_cycles", l.active_cycles},
-                          {"peak_occupancy", l.peak_occupancy}});
+                          {"peak_occupancy", l.peak_occupancy}, {"wait_cycles", l.wait_cycles}});
   if (!t.link_active_cycles.empty()) j["link_active_cycles"] = t.link_active_cycles;
   if (t.analytic)
     j["analytic"] = {{"cycles", t.analytic->cycles}, {"exact", t.analytic->exact}, {"regime", t.analytic->regime},

@@ -40,6 +40,7 @@ struct LinkTraffic {
   std::uint64_t words = 0;          // over all links of this direction
   std::uint64_t active_cycles = 0;  // cycles in which a word left, summed over those links
   std::uint64_t peak_occupancy = 0; // most words waiting in one receive buffer
+  std::uint64_t wait_cycles = 0;    // messages' cycles from asking for one of them to their first word leaving
 };
 
 struct AnalyticPrediction {

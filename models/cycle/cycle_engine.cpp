@@ -90,7 +90,7 @@ class CycleRun final : public EngineRun {
       r.steps.set(n, node.step_records());
       for (Direction d : all_directions) {
         const LinkStats& ls = top_.link(n, d).stats();
-        r.links.push_back({ls.words_sent, ls.active_cycles, ls.peak_occupancy});
+        r.links.push_back({ls.words_sent, ls.active_cycles, ls.peak_occupancy, s.link_wait[static_cast<std::size_t>(d)]});
       }
     }
     r.fma_per_cycle = top_.nodes[0].pipeline().per_cycle();

@@ -180,6 +180,7 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
     const std::uint32_t w = word_at(o);
     if (o.position == 0) check_block(o);
     link.send(cycle, {context_.datapath->read(o.buffer, w), o.message, w, 0});
+    if (o.position == 0) context_.stats.link_wait[d] += cycle - leaves_from(o);
     sent(o, w, cycle);
     if (++o.position == o.words) break;
   }
@@ -213,6 +214,7 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
     scratch.words[k] = {context_.datapath->read(o.buffer, w), o.message, w, 0};
   }
   link.send_ahead(cycle, scratch.words.data(), remaining, scratch.leave.data());
+  if (o.position == 0) context_.stats.link_wait[d] += scratch.leave.front() - leaves_from(o);
   for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, scratch.words[k].index, scratch.leave[k]);
   context_.note_run(o.task, remaining, scratch.leave.front(), scratch.leave.back());
   context_.sent_ahead_until = std::max(context_.sent_ahead_until, scratch.leave.back());
@@ -318,6 +320,7 @@ void LinkPorts::forward(std::size_t d, Cycle cycle) {
   while (const LinkWord* front = in.front(cycle)) {
     if (!out.can_send(cycle)) break;
     LinkWord word = *front;
+    if (forwarded_[d] == 0) context_.stats.link_wait[d] += cycle - in.next_arrival();
     ++word.hop;
     out.send(cycle, word);
     in.pop(cycle);

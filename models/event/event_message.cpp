@@ -72,6 +72,7 @@ bool EventEngine::leave_next(std::uint32_t m) {
     Cycle at = 0;
     if (!link.slot(s.link_base + k, std::max({release, s.posted_at, granted}), params_, at)) break;
     if (k == 0) {  // per word from here on
+      link.stats.wait_cycles += at - release;  // from asking for the link (started) to leaving on it
       s.release_at.assign(s.words, never);
       s.leave.assign(s.words, never);
       if (node.datapath->holds_values()) s.payload.assign(s.words, {});

@@ -93,6 +93,7 @@ bool EventEngine::forward_next(std::uint32_t index) {
     if (!link.slot(hop.link_base + k, std::max(arrival, hop.granted_at), params_, at)) break;
     link.leave(at, params_);
     in.pop(arrival, at, true);
+    if (k == 0) link.stats.wait_cycles += at - arrival;  // it asked when its first word arrived
     hop.leave[k] = at;
     ++hop.sent;
   }

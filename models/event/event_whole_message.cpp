@@ -117,6 +117,7 @@ bool EventEngine::leave_whole(std::uint32_t m, bool& wait) {
   const Cycle last = leave.at(W - 1);
   if (buffer.latest_left(W) > first) return false;
   put_whole(link, leave, W, static_cast<std::int64_t>(tau0 + W * den));
+  link.stats.wait_cycles += first - started;  // from asking for the link to the first word leaving
   s.whole = true;
   s.credits_tight = tight;
   s.leave_form = leave;

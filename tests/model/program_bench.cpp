@@ -59,7 +59,7 @@ nlohmann::json records_json(const EngineRecords& r) {
     nodes.push_back({{"busy", n.busy}, {"dependency", n.dependency}, {"operand", n.operand}, {"backpressure", n.backpressure},
                      {"fma", n.fma_issued}, {"finish", n.finish_cycle}, {"computes", n.computes_done},
                      {"words", n.allocated_words}});
-  for (const LinkRecord& l : r.links) links.push_back({l.words, l.active_cycles, l.peak_occupancy});
+  for (const LinkRecord& l : r.links) links.push_back({l.words, l.active_cycles, l.peak_occupancy, l.wait_cycles});
   const StepRecords& s = r.steps;
   return {{"nodes", nodes}, {"links", links}, {"copies", r.copies}, {"fma_per_cycle", r.fma_per_cycle},
           {"steps", {{"start", s.start}, {"done", s.done}, {"first_send", s.first_send}, {"last_send", s.last_send},

@@ -44,9 +44,12 @@ std::vector<std::pair<std::string, nlohmann::json>> both_engines(const Program& 
   return runs;
 }
 
-// Words the link of `node` in direction `d` carried.
+// Words the link of `node` in direction `d` carried, and the cycles messages waited for it.
 std::uint64_t link_words(const Program& p, const Machine& machine, std::size_t node, Direction d) {
   return engine_records(p, machine, "event")["records"]["links"][node * direction_count + static_cast<std::size_t>(d)][0];
+}
+std::uint64_t link_wait(const Program& p, const Machine& machine, std::size_t node, Direction d) {
+  return engine_records(p, machine, "event")["records"]["links"][node * direction_count + static_cast<std::size_t>(d)][3];
 }
 
 }  // namespace
@@ -84,6 +87,10 @@ TEST_CASE("two messages contending for one link: whole messages, first to ask fi
     lands(run, p, 0, 9, 16);
     CHECK(run["total"] == 16);
   }
+  // Link waits: M1 asked for node 1's +Q link at 1 and its first word left on it at 8 (7
+  // cycles); M2 and M1's first hop found their links free (0). Equal records in both engines.
+  CHECK(link_wait(p, Machine{}, 1, Direction::PlusQ) == 7);
+  CHECK(link_wait(p, Machine{}, 0, Direction::PlusQ) == 0);
 }
 
 TEST_CASE("a node's own message asks for its link when it is posted, not when its block was released", "[model][router]") {
@@ -104,6 +111,9 @@ TEST_CASE("a node's own message asks for its link when it is posted, not when it
     lands(run, p, 4, 49, 63);  // M2
     CHECK(run["total"] == 63);
   }
+  // Node 1's +Q link: Mb1 0, Mb2 asked at 0 and left at 16 (16), M1 asked at 1 and left at 32
+  // (31), M2 asked at 15 and left at 48 (33): 80 cycles.
+  CHECK(link_wait(p, machine, 1, Direction::PlusQ) == 16 + 31 + 33);
 }
 
 TEST_CASE("a message queued behind another asks from the cycle after that one's last word left, whichever link it took",
