@@ -35,6 +35,7 @@ TopConfig top_config(const EngineInputs& in) {
   }
   const Rational rate = machine.link_rate();
   config.message_startup = static_cast<Cycle>(machine.message_startup_cycles);
+  config.fma_per_butterfly = static_cast<std::uint64_t>(machine.fma_per_butterfly);
   // A message's start-up is a wait with no word moving: the watchdog allows for it like a link's latency.
   config.watchdog_cycles = fault.watchdog(machine.fma_latency, machine.link_latency + machine.message_startup_cycles,
                                           (rate.den + rate.num - 1) / rate.num);

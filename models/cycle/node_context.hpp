@@ -67,6 +67,7 @@ struct RunShared {
   std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward
   const RollPolicy* policy = nullptr;
   Cycle message_startup = 0;  // message_startup_cycles (docs/timing-model.md, "Links")
+  std::uint64_t fma_per_butterfly = 8;  // docs/timing-model.md, "FFT tasks"
   bool split_complex = false;
   LinkScratch* scratch = nullptr;
 };
@@ -80,6 +81,7 @@ struct NodeContext {
   std::vector<std::uint32_t> info;
   std::vector<std::uint32_t> count;  // per task: words stored, fma issued or words sent
   std::vector<ComputeFlow> computes;
+  std::vector<FftDataflow> ffts;     // per FFT task, in list order (TaskDataflow::fft)
   std::vector<StepRecord> steps;     // per global step label
   std::vector<TaskRecord> trace;     // per task, when asked
   // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their

@@ -78,6 +78,7 @@ class CaseBuilder {
 
   Program program() {
     const auto b = static_cast<std::size_t>(g_.choose(std::vector<int>{1, 2, 2, 3}));
+    b_ = b;
     Program p = empty_program(g_.shape(), b, 0);
     p.tag_kinds.push_back({"C", 2, 1, {}});
     p.host_arrays.push_back({"C1", true, 1, 0, {}, 0});
@@ -164,6 +165,25 @@ class CaseBuilder {
     return labelled(t);
   }
 
+  // The b x b x b block in `in` transformed along a random axis into `out`.
+  Task fft_task(Program& p, std::size_t node, std::uint32_t in, std::uint32_t out) {
+    FftSpec spec;
+    spec.axis = g_.pick(1, 3);
+    spec.name = "fft" + std::to_string(spec.axis);
+    spec.whole = {b_, b_, b_};
+    spec.inverse = g_.chance(50);
+    spec.scale = spec.inverse ? 1.0 / static_cast<double>(b_) : 1.0;
+    p.ffts.push_back(spec);
+    Task t = make_task(TaskKind::Fft, {});
+    t.kernel = static_cast<std::uint32_t>(p.ffts.size() - 1);
+    t.operand = in;
+    t.operand_tag = held_[node][in].tag;
+    t.buffer = out;
+    t.tag = fresh();
+    held_[node][out] = {t.tag, true, false, true};
+    return labelled(t);
+  }
+
   void phase(Program& p, std::uint32_t k) {
     phase_ = k;
     for (auto& node : held_)
@@ -191,7 +211,7 @@ class CaseBuilder {
     const std::size_t to = g_.choose(targets);
     std::vector<Task>& mine = tasks[n].sends;
     std::uint32_t sent = no_buffer;
-    switch (g_.pick(0, 3)) {
+    switch (g_.pick(0, b_ <= 2 ? 4 : 3)) {
       case 0: {  // a loaded block
         sent = free_buffer(n, first_block, blocks);
         if (sent != no_buffer) mine.push_back(load_task(n, sent));
@@ -209,9 +229,17 @@ class CaseBuilder {
       case 2:  // a block it holds: loaded, computed or received earlier
         sent = held_buffer(n, first_block, blocks);
         break;
-      default:  // a coefficient block: its own or one it received
+      case 3:  // a coefficient block: its own or one it received
         sent = g_.chance(50) ? coefficient : held_buffer(n, first_matrix, matrices);
         break;
+      default: {  // an FFT's output (b a power of two), in place or into another buffer
+        const std::uint32_t in = free_buffer(n, first_block, blocks), out = g_.chance(50) ? in : free_buffer(n, first_block, blocks);
+        if (out == no_buffer) break;
+        mine.push_back(load_task(n, in));
+        mine.push_back(fft_task(p, n, in, out));
+        sent = out;
+        break;
+      }
     }
     if (sent == no_buffer) return;
     message_of(p, n, to, sent, tasks);
@@ -252,6 +280,7 @@ class CaseBuilder {
   std::vector<std::vector<Held>> held_;  // per node and buffer
   std::uint32_t phase_ = 0;
   int tags_ = 0;
+  std::size_t b_ = 1;
 };
 
 // Node `node`'s task list of a symmetric case; `message(i)` is the message it sends along route
