@@ -52,6 +52,22 @@ std::vector<std::string> fft_spec_problems(const FftSpec& spec) {
   return out;
 }
 
+std::array<FftAxis, 3> fft_axes(const Program& program) {
+  std::array<FftAxis, 3> out;
+  const Extents3 n = program.grid.tensor_extents();
+  for (const FftSpec& spec : program.ffts) {
+    if (spec.length() == 1) continue;  // the identity (up to the scale): nothing of the axis's transform
+    const auto a = static_cast<std::size_t>(spec.axis - 1);
+    if (spec.length() != n[a])
+      throw std::logic_error(spec.name + ": an FFT of lines of " + std::to_string(spec.length()) + " along axis " +
+                             std::to_string(spec.axis) + " of length " + std::to_string(n[a]) +
+                             ": no derived error bound covers a transform split into shorter FFTs");
+    out[a].fft = true;
+    out[a].scaled = out[a].scaled || spec.scale != 1;
+  }
+  return out;
+}
+
 template <class T>
 std::string fft_type_problem() {
   if constexpr (is_complex_v<T>) return "";

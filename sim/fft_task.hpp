@@ -4,6 +4,7 @@
 // is gathered from the input buffers first and scattered to the outputs last, so an input and
 // an output may be the same buffer whatever the two cuts.
 
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -32,6 +33,16 @@ class FftPlan {
 // What is wrong with an FFT spec on its own (empty when nothing): axis and cuts 1..3, every
 // extent at least 1, the counts dividing the extents they cut, the length a power of two.
 std::vector<std::string> fft_spec_problems(const FftSpec& spec);
+
+// Per axis of the Program's tensor, how its FFT tasks transform it, for the golden check's
+// tolerance (docs/numerics.md, "FFT tasks"): `fft` when an FFT task runs along it over whole
+// lines (length N_a), `scaled` when one of them scales. Throws std::logic_error for an FFT along
+// an axis over lines of another length (no derived bound covers a transform split that way).
+struct FftAxis {
+  bool fft = false;
+  bool scaled = false;
+};
+std::array<FftAxis, 3> fft_axes(const Program& program);
 
 // Why an FFT task cannot run in element type T ("" when it can): the DFT is complex.
 template <class T>

@@ -142,3 +142,27 @@ TEST_CASE("the quotient executor refuses FFT tasks clearly", "[program][fft]") {
   CHECK_THROWS_WITH(execute_quotient(p, {QuotientNodeBlocks{{{0, {0, 0, 0}}}, {{2, {0, 0, 0}}}}}, host, 1),
                     Catch::Contains("FFT tasks") && Catch::Contains("symmetry: off"));
 }
+
+TEST_CASE("a run's golden check takes each axis's factor from what computed it", "[program][fft][accuracy]") {
+  const Program p = one_node();
+  const std::array<FftAxis, 3> axes = fft_axes(p);
+  CHECK(axes[0].fft);
+  CHECK(axes[1].fft);
+  CHECK_FALSE(axes[2].fft);
+  CHECK_FALSE(axes[0].scaled);
+  Program split = p;
+  split.ffts[0].whole = {8, 2, 2};  // lines of 2 along an axis of 4
+  CHECK_THROWS_WITH(fft_axes(split), Catch::Contains("lines of 2 along axis 2 of length 4"));
+  // All dense and k = 0: the dense tolerance 2F (up to the order of the products); FFTs on
+  // every axis: a tighter one, still above each side's own bound.
+  using C = std::complex<double>;
+  const double u = unit_roundoff<C>(), dense = stage_factor(8, u, true, 1);
+  const Tensor3<C> zero(8, 8, 8);
+  const Tensor3<double> magnitude(8, 8, 8, 1.0);
+  const double two_f = compare_to_golden(zero, zero, magnitude).tolerance_factor;
+  CHECK(compare_to_golden_per_stage(zero, zero, magnitude, {dense, dense, dense}, 0).tolerance_factor == Approx(two_f).epsilon(1e-12));
+  const double e = fft_stage_factor(8, u, false);
+  const double with_ffts = compare_to_golden_per_stage(zero, zero, magnitude, {e, e, e}, 3).tolerance_factor;
+  CHECK(with_ffts < two_f);
+  CHECK(with_ffts > two_f / 2 + chained_factor({e, e, e}));
+}
