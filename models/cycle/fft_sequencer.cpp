@@ -91,6 +91,42 @@ void TaskSequencer::finish_fft(Cycle usable) {
   entered_ = false;
 }
 
+// One fma per cycle: pass by pass, each from the later of `t` and the pass's start, up to the
+// limit, keeping the FFT's last fma for the ordinary issue (it passes the task).
+Cycle TaskSequencer::fast_forward_fft(Cycle cycle, Cycle limit) {
+  const Cycle latency = context_.pipeline->latency();
+  Cycle t = cycle, first = never, last = never;
+  std::uint64_t count = 0, stalls = 0;
+  for (;;) {
+    const std::uint64_t left = fft_left();
+    const Cycle start = std::max(t, fft_.pass_start);
+    if (left <= 1 || start >= limit) break;
+    const std::uint64_t n = std::min<std::uint64_t>({fft_.per_pass - fft_.issued, left - 1, limit - start});
+    stalls += start - t;  // waiting for the pass before: dependency
+    if (first == never) first = start;
+    last = start + n - 1;
+    count += n;
+    t = last + 1;
+    fft_.issued += n;
+    fft_.last_result = last + latency;
+    if (fft_.issued == fft_.per_pass) {
+      ++fft_.pass;
+      fft_.issued = 0;
+      fft_.pass_start = fft_.last_result;
+    }
+  }
+  if (count == 0) return cycle;
+  context_.pipeline->issue_run(count, last);
+  if (step_->start == never) step_->start = first;
+  step_->fma += static_cast<std::uint32_t>(count);
+  context_.note_run(next_, count, first, last);
+  context_.stats.fast_forwarded_fma += count;
+  context_.stats.busy_cycles += count;
+  context_.stats.dependency_stalls += stalls;
+  context_.last_progress = std::max(context_.last_progress, last);
+  return t;
+}
+
 // The first cycle every output may be replaced if nothing else is sent from them (never while
 // a word of one is still owed).
 Cycle TaskSequencer::fft_replaceable_at(Cycle cycle) const {

@@ -210,6 +210,7 @@ void TaskSequencer::finish(Cycle) {
 }
 
 bool TaskSequencer::can_fast_forward() const {
+  if (in_fft()) return context_.pipeline->per_cycle() == 1 && fft_left() > 1;
   return whole_blocks_ && started_ && next_ < context_.node->tasks.size() && context_.pipeline->per_cycle() == 1 &&
          instruction_ + 1 < micro_->instructions.size();
 }
@@ -218,6 +219,7 @@ bool TaskSequencer::can_fast_forward() const {
 // computes its values in one call: values do not depend on time, and per accumulator word the
 // updates keep their micro-program order.
 Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
+  if (in_fft()) return fast_forward_fft(cycle, limit);
   const std::size_t first = instruction_;
   Cycle first_issue = never;
   Cycle t = 0;

@@ -28,7 +28,8 @@ class TaskSequencer {
 
   // Fast-forward: with the compute started, one fma per cycle and whole blocks, the fma up to
   // (not including) the last can be issued ahead until `limit` (nothing outside the node can
-  // change when they issue before then). Returns the cycle the node resumes issuing at.
+  // change when they issue before then); likewise an FFT task once entered (its passes wait
+  // for nothing but each other). Returns the cycle the node resumes issuing at.
   bool can_fast_forward() const;
   Cycle fast_forward(Cycle cycle, Cycle limit);
 
@@ -71,6 +72,10 @@ class TaskSequencer {
   bool enter_fft(Cycle cycle, Blocked& blocked);
   void finish_fft(Cycle usable);
   Cycle fft_replaceable_at(Cycle cycle) const;
+  // An FFT task entered at the pointer, and its fma still to issue.
+  bool in_fft() const { return entered_ && next_ < context_.node->tasks.size() && context_.task(next_).kind == TaskKind::Fft; }
+  std::uint64_t fft_left() const { return (fft_.passes - fft_.pass) * fft_.per_pass - fft_.issued; }
+  Cycle fast_forward_fft(Cycle cycle, Cycle limit);
 
   // What the compute being issued works on, looked up once when it is entered (hot path).
   struct Current {
