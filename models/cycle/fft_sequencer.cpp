@@ -46,15 +46,24 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
       replacing_ = task.buffer + i;
       return false;
     }
+  // Words still on their way (a receive not complete, or a word not landed) are waits for
+  // words; words landed but still in this node's pipeline are a dependency.
   const Extents3 in = spec.input_extents();
   const std::size_t input_words = in[0] * in[1] * in[2];
+  Blocked waiting = Blocked::None;
   for (std::uint32_t i = 0; i < spec.inputs; ++i) {
     const BufferState& buffer = context_.memory.buffer(task.operand + i);
-    for (std::size_t w = 0; w < input_words; ++w)
-      if (!NodeMemory::present(buffer.words[w], flow.input_generations[i], cycle)) {
-        blocked = Blocked::Data;
-        return false;
-      }
+    if (flow.filled_by[i] != no_task && !context_.complete_by(flow.filled_by[i], cycle)) waiting = Blocked::Data;
+    for (std::size_t w = 0; w < input_words && waiting != Blocked::Data; ++w)
+      if (buffer.words[w].generation != flow.input_generations[i]) waiting = Blocked::Data;
+      else if (buffer.words[w].ready > cycle) waiting = Blocked::Dependency;
+  }
+  if (waiting != Blocked::None) {
+    blocked = waiting;
+    return false;
+  }
+  for (std::uint32_t i = 0; i < spec.inputs; ++i) {
+    const BufferState& buffer = context_.memory.buffer(task.operand + i);
     const DataTag want = slice_tag(task.operand_tag, spec.input_cut, i);
     if (flow.filled_by[i] == no_task && buffer.tag != want)
       context_.fail("task " + std::to_string(next_) + " needs " + context_.program().describe(want) + " but holds " +

@@ -20,18 +20,24 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
     if (!out.active_sends.empty()) return false;
     at = std::max(at, out.busy_until == never ? Cycle{0} : out.busy_until + 1);
   }
+  // Until every input word is stored (and the outputs replaceable) the node waits for words;
+  // from then until the last is usable, for its own pipeline (dependency).
+  Cycle stored = at;
   const Extents3 in = spec.input_extents();
   const std::size_t input_words = in[0] * in[1] * in[2];
-  for (std::uint32_t i = 0; i < spec.inputs; ++i) {  // every input word stored and usable
+  for (std::uint32_t i = 0; i < spec.inputs; ++i) {
     const BufferTimes& input = node.buffers[task.operand + i];
     if (!input.holds(flow.input_generations[i], input_words)) return false;
+    stored = std::max(stored, input.latest_since(input_words));
     at = std::max(at, input.latest(input_words));
     const DataTag want = slice_tag(task.operand_tag, spec.input_cut, i);
     if (flow.filled_by[i] == no_task && input.tag != want)
       fail(n, "task " + std::to_string(w.next) + " needs " + program_.describe(want) + " but holds " + program_.describe(input.tag));
   }
   if (at == w.last_issue && w.issued_then >= params_.per_cycle) ++at;  // no fma slot left in that cycle
-  classify_wait(node, w.at, at);
+  stored = std::min(stored, at);
+  classify_wait(node, w.at, stored);
+  classify_dependency(node, stored, at);
   const unsigned taken = at == w.last_issue ? w.issued_then : 0;  // slots of `at` the task before took
   node.datapath->fft(task.kernel, task.operand, task.buffer);
   // The passes: c_0 = at + floor((P - 1 + o)/f), c_k = c_{k-1} + L + floor((P - 1)/f).

@@ -180,6 +180,7 @@ class CaseBuilder {
     t.operand_tag = held_[node][in].tag;
     t.buffer = out;
     t.tag = fresh();
+    held_[node][in].arriving = false;  // read: whatever arrives into it has landed
     held_[node][out] = {t.tag, true, false, true};
     return labelled(t);
   }
@@ -232,10 +233,12 @@ class CaseBuilder {
       case 3:  // a coefficient block: its own or one it received
         sent = g_.chance(50) ? coefficient : held_buffer(n, first_matrix, matrices);
         break;
-      default: {  // an FFT's output (b a power of two), in place or into another buffer
-        const std::uint32_t in = free_buffer(n, first_block, blocks), out = g_.chance(50) ? in : free_buffer(n, first_block, blocks);
-        if (out == no_buffer) break;
-        mine.push_back(load_task(n, in));
+      default: {  // an FFT's output (b a power of two) of a block held or loaded, in place or not
+        const std::uint32_t held = g_.chance(50) ? held_buffer(n, first_block, blocks) : no_buffer;
+        const std::uint32_t in = held != no_buffer ? held : free_buffer(n, first_block, blocks);
+        const std::uint32_t out = g_.chance(50) ? in : free_buffer(n, first_block, blocks);
+        if (in == no_buffer || out == no_buffer) break;
+        if (held == no_buffer) mine.push_back(load_task(n, in));
         mine.push_back(fft_task(p, n, in, out));
         sent = out;
         break;

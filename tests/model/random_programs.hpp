@@ -21,8 +21,8 @@ struct RandomCase {
 // nodes (at most 3 to each) by dimension-order routes (the shortest way round each ring): loaded
 // blocks, a compute's accumulator, operand or coefficient block (sent as the compute runs),
 // blocks received earlier, coefficient blocks (b^2 words), the output of an FFT task (b = 1 or
-// 2; in place or not, along a random axis, forward or inverse; then every run computes complex
-// values, tests/model/program_bench.cpp); it posts its receives before or
+// 2) of a block loaded or held (computed or received earlier), in place or not, along a random
+// axis, forward or inverse (then every run computes complex values, program_bench.cpp); it posts its receives before or
 // after its sends and may compute with what it receives. Every Program passes the generic
 // verifier (drawn again until it does). Machines: link latency 1 to 8, 1, 2, 1/2, 2/3, 1/8 or
 // 3/2 words per cycle, buffers of 1 to 64 words, message start-up 0 to 15 cycles, fma latency

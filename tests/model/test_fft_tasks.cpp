@@ -219,3 +219,44 @@ TEST_CASE("two nodes: FFT, two sends, two receives, FFT reading both (hand-deriv
   CHECK(e.within_tolerance());
   CHECK(e.max_abs_error < 1e-13);
 }
+
+TEST_CASE("an FFT in place on a compute's accumulator waits for the pipeline: dependency cycles (hand-derived)",
+          "[model][fft]") {
+  // b = 2: acc B = A x1 C (16 fma, interleaved: G = 8 targets >= L f = 4, so fma i issues at i,
+  // the last at 15, and word t is usable at (R - 1) G + t + L = 12 + t: the last at 19). The FFT
+  // along axis 1 in place on the accumulator (4 lines of length 2: 4 butterflies, F = 32 in one
+  // pass) finds every word landed but words in the pipeline until 19: cycles 16, 17, 18 are
+  // dependency; it enters at 19, c_0 = 19 + 31 = 50, usable (the run's end) at 54.
+  Program p = empty_program(TorusShape{1, 1, 1}, 2, 3);
+  p.tag_kinds.push_back({"C", 2, 1, std::nullopt});
+  p.host_arrays.push_back({"C1", true, 1, 0, std::nullopt, 0});
+  load(p, 0, 0, tag(0, 0));
+  Task coefficient = make_task(TaskKind::Load, {});
+  coefficient.buffer = 1;
+  coefficient.tag = tag(2, 0);
+  coefficient.source = {1, {0, 0, 0}};
+  p.nodes[0].tasks.push_back(coefficient);
+  compute(p, 0, 2, 0, 1, tag(1, 0), tag(0, 0), tag(2, 0));
+  fft(p, 0, spec_of(1, {2, 2, 2}, 1, 1, 1, 1), 2, tag(1, 0), 2, tag(1, 1));
+  const ProgramVerification v = verify_program(p);
+  INFO((v.violations.empty() ? "" : to_string(p, v.violations.front())));
+  REQUIRE(v.ok());
+  Machine machine;
+  machine.fma_latency = 4;
+  for (const nlohmann::json& run : {time_program(p, machine), time_program_event(p, machine)}) {
+    REQUIRE(run["completed"] == true);
+    CHECK(run["total"] == 54);
+    CHECK(run["nodes"][0]["tasks"][3]["first"] == 19);
+  }
+  const nlohmann::json records = same_records(p, machine);
+  CHECK(node_record(records, 0)["busy"] == 48);
+  CHECK(node_record(records, 0)["dependency"] == 3);
+  CHECK(node_record(records, 0)["operand"] == 0);
+  for (const std::string policy : {"after_compute", "overlapped"})
+    for (const std::string fast_forward : {"on", "off"}) {
+      INFO(policy << " fast_forward " << fast_forward);
+      machine.policy = policy;
+      machine.fast_forward = fast_forward;
+      same_records(p, machine);
+    }
+}
