@@ -106,14 +106,26 @@ nlohmann::json same_records(const Program& p, const Machine& machine) {
   return event;
 }
 
+// Both engines' runs of `p`, each completed with `total` cycles.
+std::vector<nlohmann::json> runs_ending_at(const Program& p, const Machine& machine, std::int64_t total) {
+  std::vector<nlohmann::json> runs{time_program(p, machine), time_program_event(p, machine)};
+  for (const nlohmann::json& run : runs) {
+    REQUIRE(run["completed"] == true);
+    CHECK(run["total"] == total);
+  }
+  return runs;
+}
+
+void require_verified(const Program& p) {
+  const ProgramVerification v = verify_program(p);
+  INFO((v.violations.empty() ? "" : to_string(p, v.violations.front())));
+  REQUIRE(v.ok());
+}
+
 }  // namespace
 
 TEST_CASE("FFT task Programs pass the verifier, and a wrong input tag does not", "[model][fft]") {
-  for (const Program& p : {one_node_fft(), two_node_fft()}) {
-    const ProgramVerification v = verify_program(p);
-    INFO((v.violations.empty() ? "" : to_string(p, v.violations.front())));
-    CHECK(v.ok());
-  }
+  for (const Program& p : {one_node_fft(), two_node_fft()}) require_verified(p);
   Program wrong = two_node_fft();
   wrong.nodes[1].tasks.back().operand_tag = block(1, 1);  // inputs Y(0,1,0), Y(0,2,0): neither is held so
   CHECK_FALSE(verify_program(wrong).ok());
@@ -132,9 +144,7 @@ TEST_CASE("one FFT task: passes of 64 fma, each L cycles after the one before (h
     Machine machine;
     machine.fma_latency = 4;
     machine.fma_per_cycle = f;
-    for (const nlohmann::json& run : {time_program(p, machine), time_program_event(p, machine)}) {
-      REQUIRE(run["completed"] == true);
-      CHECK(run["total"] == last + 4);
+    for (const nlohmann::json& run : runs_ending_at(p, machine, last + 4)) {
       const auto& task = run["nodes"][0]["tasks"][1];
       CHECK(task["first"] == 0);
       CHECK(task["last"] == last + 4);
@@ -154,14 +164,11 @@ TEST_CASE("fma_per_butterfly scales the passes; a length-1 FFT issues nothing", 
   machine.fma_latency = 4;
   machine.fma_per_butterfly = 1;
   Program p = one_node_fft();
-  for (const nlohmann::json& run : {time_program(p, machine), time_program_event(p, machine)}) CHECK(run["total"] == 33);
+  runs_ending_at(p, machine, 33);
   same_records(p, machine);
   // Along axis 3 (length 1): no pass, no fma; the outputs are usable where it enters (cycle 0).
   p.ffts[0].axis = 3;
-  for (const nlohmann::json& run : {time_program(p, machine), time_program_event(p, machine)}) {
-    CHECK(run["total"] == 0);
-    CHECK(run["nodes"][0]["tasks"][1]["count"] == 0);
-  }
+  for (const nlohmann::json& run : runs_ending_at(p, machine, 0)) CHECK(run["nodes"][0]["tasks"][1]["count"] == 0);
   same_records(p, machine);
 }
 
@@ -177,9 +184,7 @@ TEST_CASE("two nodes: FFT, two sends, two receives, FFT reading both (hand-deriv
   const Program p = two_node_fft();
   Machine machine;
   machine.fma_latency = 4;
-  for (const nlohmann::json& run : {time_program(p, machine), time_program_event(p, machine)}) {
-    REQUIRE(run["completed"] == true);
-    CHECK(run["total"] == 687);
+  for (const nlohmann::json& run : runs_ending_at(p, machine, 687)) {
     CHECK(run["nodes"][0]["tasks"][1]["last"] == 393);
     CHECK(run["nodes"][0]["tasks"][2]["first"] == 393);
     CHECK(run["nodes"][0]["tasks"][3]["last"] == 424);
@@ -238,16 +243,10 @@ TEST_CASE("an FFT in place on a compute's accumulator waits for the pipeline: de
   p.nodes[0].tasks.push_back(coefficient);
   compute(p, 0, 2, 0, 1, tag(1, 0), tag(0, 0), tag(2, 0));
   fft(p, 0, spec_of(1, {2, 2, 2}, 1, 1, 1, 1), 2, tag(1, 0), 2, tag(1, 1));
-  const ProgramVerification v = verify_program(p);
-  INFO((v.violations.empty() ? "" : to_string(p, v.violations.front())));
-  REQUIRE(v.ok());
+  require_verified(p);
   Machine machine;
   machine.fma_latency = 4;
-  for (const nlohmann::json& run : {time_program(p, machine), time_program_event(p, machine)}) {
-    REQUIRE(run["completed"] == true);
-    CHECK(run["total"] == 54);
-    CHECK(run["nodes"][0]["tasks"][3]["first"] == 19);
-  }
+  for (const nlohmann::json& run : runs_ending_at(p, machine, 54)) CHECK(run["nodes"][0]["tasks"][3]["first"] == 19);
   const nlohmann::json records = same_records(p, machine);
   CHECK(node_record(records, 0)["busy"] == 48);
   CHECK(node_record(records, 0)["dependency"] == 3);
