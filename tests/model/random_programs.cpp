@@ -289,8 +289,9 @@ class CaseBuilder {
 // Node `node`'s task list of a symmetric case; `message(i)` is the message it sends along route
 // i, `received(i)` the one it receives by route i.
 using MessageOf = std::function<std::uint32_t(std::uint32_t)>;
-void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std::vector<bool>& computed, const MessageOf& message,
-                     const MessageOf& received) {
+// With `ffted[i]` the block loaded for route i is transformed in place by the Program's FFT 0.
+void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std::vector<bool>& computed,
+                     const std::vector<bool>& ffted, const MessageOf& message, const MessageOf& received) {
   const DataTag block = tag(tensor_kind, 0), matrix = tag(matrix_kind, 0);
   auto& tasks = p.nodes[node].tasks;
   Task l = make_task(TaskKind::Load, {});
@@ -320,6 +321,12 @@ void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std
     load.tag = block;
     load.source = {0, {0, 0, 0}};
     tasks.push_back(load);
+    if (ffted[i]) {
+      Task fft = make_task(TaskKind::Fft, {});
+      fft.operand = fft.buffer = first_block;
+      fft.operand_tag = fft.tag = block;
+      tasks.push_back(fft);
+    }
     if (computed[i]) compute(first_block + 1, first_block);
     Task send = make_task(TaskKind::Send, {});
     send.buffer = computed[i] ? first_block + 1 : first_block;
@@ -338,17 +345,21 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   const auto b = static_cast<std::size_t>(g.pick(1, 2));
   const auto routes = static_cast<std::size_t>(g.pick(1, 3));
   std::vector<std::vector<Direction>> route(routes);
-  std::vector<bool> computed(routes);
+  std::vector<bool> computed(routes), ffted(routes);
   for (std::size_t i = 0; i < routes; ++i) {
     do route[i] = g.route(shape, 0, static_cast<std::size_t>(g.pick(1, static_cast<int>(shape.node_count()) - 1)));
     while (route[i].empty());
     computed[i] = g.chance(50);
+    ffted[i] = g.chance(30);
   }
+  const int fft_axis = g.pick(1, 3);
   for (Program* p : {&c.whole, &c.quotient}) {
     *p = empty_program(shape, b, 0);
     p->tag_kinds.push_back({"C", 2, 1, {}});
     p->host_arrays.push_back({"C1", true, 1, 0, {}, 0});
     p->nodes.resize(p == &c.quotient ? 1 : shape.node_count());
+    if (std::find(ffted.begin(), ffted.end(), true) != ffted.end())
+      p->ffts = {FftSpec{"fft" + std::to_string(fft_axis), fft_axis, {b, b, b}, 1, 1, 1, 1, false, 1.0}};
     for (NodeProgram& node : p->nodes) {
       node.buffers.clear();
       for (std::uint32_t buffer = 0; buffer < first_matrix + 1; ++buffer)
@@ -359,7 +370,7 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   c.quotient.translation_quotient = true;
   for (std::size_t i = 0; i < routes; ++i) c.quotient.messages.push_back({0, 0, route[i], words, tag(tensor_kind, 0)});
   const auto own = [](std::uint32_t i) { return i; };
-  symmetric_tasks(c.quotient, 0, routes, computed, own, own);
+  symmetric_tasks(c.quotient, 0, routes, computed, ffted, own, own);
   // The whole Program: node n sends message n * routes + i along route i and receives the one
   // the node `route i` behind it sent.
   const auto walk = [&](std::size_t from, const std::vector<Direction>& hops, bool back) {
@@ -373,7 +384,7 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
                                   tag(tensor_kind, 0)});
   for (std::size_t n = 0; n < shape.node_count(); ++n)
     symmetric_tasks(
-        c.whole, n, routes, computed, [&](std::uint32_t i) { return static_cast<std::uint32_t>(n * routes + i); },
+        c.whole, n, routes, computed, ffted, [&](std::uint32_t i) { return static_cast<std::uint32_t>(n * routes + i); },
         [&](std::uint32_t i) { return static_cast<std::uint32_t>(walk(n, route[i], true) * routes + i); });
   CaseBuilder(seed).machine(c.machine);
   std::ostringstream text;

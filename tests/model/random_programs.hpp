@@ -31,7 +31,7 @@ struct RandomCase {
 RandomCase random_case(std::uint64_t seed);
 
 // A Program in which every node of a torus runs the same task list (only block indices
-// differ): it loads, computes and sends 1 to 3 blocks along the same routes of one hop or more
+// differ): it loads, maybe transforms (an FFT task in place), computes and sends 1 to 3 blocks along the same routes of one hop or more
 // (the shortest ways to random nodes) and computes with what it receives; and its translation
 // quotient (Program::translation_quotient), node 0's task list alone.
 struct SymmetricCase {
