@@ -79,6 +79,7 @@ RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, s
     outcome.expected.messages = counts.messages;
     outcome.expected.hops = counts.hops;
     outcome.expected.max_hops = counts.max_hops;
+    outcome.expected.fft_butterflies = counts.fft_butterflies;
     for (std::size_t s = 0; s < 3; ++s) outcome.expected.stage[s].words_moved_per_node_step = counts.words_sent_per_node_step[s];
     outcomes.push_back(outcome);
   }

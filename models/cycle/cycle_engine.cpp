@@ -83,6 +83,12 @@ class CycleRun final : public EngineRun {
       out.fast_forwarded_fma = s.fast_forwarded_fma;
       out.finish_cycle = s.finish_cycle;
       out.computes_done.assign(program.transforms.size(), 0);
+      out.fft_fma.assign(program.transforms.size(), 0);
+      out.fft_butterflies.assign(program.transforms.size(), 0);
+      for (std::size_t t = 0; t < s.fft_fma.size() && t < out.fft_fma.size(); ++t) {
+        out.fft_fma[t] = s.fft_fma[t];
+        out.fft_butterflies[t] = s.fft_butterflies[t];
+      }
       for (const ComputeFlow& compute : node.computes())
         if (compute.done != never) ++out.computes_done[program.nodes[n].tasks[compute.task].label.transform];
       out.allocated_words = node.datapath().allocated_words();

@@ -31,6 +31,7 @@ struct NodeStats {
   std::uint64_t words_forwarded = 0;      // of other nodes' messages passing through
   std::uint64_t fast_forwarded_fma = 0;   // issued ahead by fast-forward (the rest stepped cycle by cycle)
   Cycle finish_cycle = never;             // first cycle with nothing left to do
+  std::vector<std::uint64_t> fft_fma, fft_butterflies;  // per transform, of the FFT tasks passed
 };
 
 // Per task, kept only when asked (tests of hand-built Programs): compute: first fma, cycle its

@@ -56,6 +56,8 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
     for (std::size_t b = 0; b < np.buffers.size(); ++b) node.buffers[b].allocate(np.buffers[b].words, params.split, !params.per_word);
     node.datapath = make_datapath(n);
     node.record.computes_done.assign(program.transforms.size(), 0);
+    node.record.fft_fma.assign(program.transforms.size(), 0);
+    node.record.fft_butterflies.assign(program.transforms.size(), 0);
     if (params.trace_tasks) node.trace.assign(np.tasks.size(), TaskSpan{});
   }
   queued_.assign(nodes_.size() + messages_.size(), false);

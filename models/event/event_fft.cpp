@@ -74,6 +74,11 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
     out.tag = slice_tag(task.tag, spec.output_cut, i);
   }
   step.done = step.done == never ? usable : std::max(step.done, usable);
+  const std::uint32_t transform = task.label.transform;
+  if (transform < node.record.fft_fma.size()) {
+    node.record.fft_fma[transform] += per_pass * passes;
+    node.record.fft_butterflies[transform] += spec.butterflies();
+  }
   if (!node.trace.empty()) node.trace[w.next].last = usable;
   w.last_result = std::max(w.last_result, usable);
   w.compute = no_task;  // the sends after it wait for no compute: only for their words

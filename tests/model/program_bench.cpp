@@ -74,6 +74,7 @@ nlohmann::json records_json(const EngineRecords& r) {
   for (const NodeRecord& n : r.nodes)
     nodes.push_back({{"busy", n.busy}, {"dependency", n.dependency}, {"operand", n.operand}, {"backpressure", n.backpressure},
                      {"fma", n.fma_issued}, {"finish", n.finish_cycle}, {"computes", n.computes_done},
+                     {"fft_fma", n.fft_fma}, {"fft_butterflies", n.fft_butterflies},
                      {"words", n.allocated_words}});
   for (const LinkRecord& l : r.links) links.push_back({l.words, l.active_cycles, l.peak_occupancy});
   const StepRecords& s = r.steps;

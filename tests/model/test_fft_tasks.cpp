@@ -10,7 +10,11 @@
 #include "kernels/mode_product.hpp"
 #include "kernels/scalar.hpp"
 #include "kernels/transform.hpp"
+#include "models/engine_records.hpp"
+#include "models/event/event_engine.hpp"
 #include "sim/accuracy.hpp"
+#include "sim/micro_schedule.hpp"
+#include "sim/roll_policy.hpp"
 #include "sim/program_verifier.hpp"
 #include "tests/model/program_bench.hpp"
 
@@ -106,6 +110,22 @@ nlohmann::json same_records(const Program& p, const Machine& machine) {
   return event;
 }
 
+// One node, b = 2: B = A x1 C (a zeroing compute), then an FFT along axis 1 in place on B.
+Program compute_then_fft() {
+  Program p = empty_program(TorusShape{1, 1, 1}, 2, 3);
+  p.tag_kinds.push_back({"C", 2, 1, std::nullopt});
+  p.host_arrays.push_back({"C1", true, 1, 0, std::nullopt, 0});
+  load(p, 0, 0, tag(0, 0));
+  Task coefficient = make_task(TaskKind::Load, {});
+  coefficient.buffer = 1;
+  coefficient.tag = tag(2, 0);
+  coefficient.source = {1, {0, 0, 0}};
+  p.nodes[0].tasks.push_back(coefficient);
+  compute(p, 0, 2, 0, 1, tag(1, 0), tag(0, 0), tag(2, 0));
+  fft(p, 0, spec_of(1, {2, 2, 2}, 1, 1, 1, 1), 2, tag(1, 0), 2, tag(1, 1));
+  return p;
+}
+
 // Both engines' runs of `p`, each completed with `total` cycles.
 std::vector<nlohmann::json> runs_ending_at(const Program& p, const Machine& machine, std::int64_t total) {
   std::vector<nlohmann::json> runs{time_program(p, machine), time_program_event(p, machine)};
@@ -193,6 +213,8 @@ TEST_CASE("two nodes: FFT, two sends, two receives, FFT reading both (hand-deriv
   }
   const nlohmann::json records = same_records(p, machine);
   CHECK(node_record(records, 1)["operand"] == 425);
+  CHECK(node_record(records, 0)["fft_butterflies"] == std::vector<std::uint64_t>{48});
+  CHECK(node_record(records, 1)["fft_fma"] == std::vector<std::uint64_t>{256});
   CHECK(node_record(records, 1)["busy"] == 256);
   for (const std::string policy : {"after_compute", "overlapped"})
     for (const unsigned f : {1u, 2u})
@@ -232,17 +254,7 @@ TEST_CASE("an FFT in place on a compute's accumulator waits for the pipeline: de
   // along axis 1 in place on the accumulator (4 lines of length 2: 4 butterflies, F = 32 in one
   // pass) finds every word landed but words in the pipeline until 19: cycles 16, 17, 18 are
   // dependency; it enters at 19, c_0 = 19 + 31 = 50, usable (the run's end) at 54.
-  Program p = empty_program(TorusShape{1, 1, 1}, 2, 3);
-  p.tag_kinds.push_back({"C", 2, 1, std::nullopt});
-  p.host_arrays.push_back({"C1", true, 1, 0, std::nullopt, 0});
-  load(p, 0, 0, tag(0, 0));
-  Task coefficient = make_task(TaskKind::Load, {});
-  coefficient.buffer = 1;
-  coefficient.tag = tag(2, 0);
-  coefficient.source = {1, {0, 0, 0}};
-  p.nodes[0].tasks.push_back(coefficient);
-  compute(p, 0, 2, 0, 1, tag(1, 0), tag(0, 0), tag(2, 0));
-  fft(p, 0, spec_of(1, {2, 2, 2}, 1, 1, 1, 1), 2, tag(1, 0), 2, tag(1, 1));
+  const Program p = compute_then_fft();
   require_verified(p);
   Machine machine;
   machine.fma_latency = 4;
@@ -258,4 +270,20 @@ TEST_CASE("an FFT in place on a compute's accumulator waits for the pipeline: de
       machine.fast_forward = fast_forward;
       same_records(p, machine);
     }
+}
+
+TEST_CASE("a timed run counts FFT butterflies apart from the mode products' multiply-adds", "[model][fft]") {
+  // The compute-then-FFT Program above: 16 multiply-adds, 4 butterflies of 8 fma; the step's
+  // 48 fma are both.
+  const Program p = compute_then_fft();
+  event::Params params;
+  params.fma_latency = 4;
+  const auto micro = make_micro_schedule("interleaved");
+  const auto policy = make_roll_policy("after_compute");
+  event::EventEngine engine(p, params, *micro, *policy, [&](std::size_t node) { return make_null_datapath(p, node, 16); });
+  engine.run();
+  const ExecutionCounts c = measured_counts(p, engine.records(), 0, 1);
+  CHECK(c.scalar_multiply_adds == 16);
+  CHECK(c.fft_butterflies == 4);
+  CHECK(c.block_multiply_adds == 1);
 }
