@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/scalar.hpp"
+#include "sim/fft_task.hpp"
 #include "sim/micro_kernel.hpp"
 
 namespace torus {
@@ -19,6 +20,16 @@ class TypedDatapath final : public NodeDatapath {
  public:
   TypedDatapath(const Program& program, std::size_t node, const HostData<T>& host) : program_(program), host_(host) {
     for (const BufferSpec& spec : program.nodes.at(node).buffers) memory_.emplace_back(spec.words, T{});
+    for (const FftSpec& spec : program.ffts) plans_.emplace_back(spec);  // refuses a real T
+  }
+
+  void fft(std::uint32_t fft, std::uint32_t first_input, std::uint32_t first_output) override {
+    const FftPlan<T>& plan = plans_.at(fft);
+    std::vector<const T*> inputs;
+    std::vector<T*> outputs;
+    for (std::uint32_t i = 0; i < plan.spec().inputs; ++i) inputs.push_back(memory_.at(first_input + i).data());
+    for (std::uint32_t i = 0; i < plan.spec().outputs; ++i) outputs.push_back(memory_.at(first_output + i).data());
+    plan.run(inputs, outputs);
   }
 
   void load(std::uint32_t buffer, const HostBlock& block) override { host_.load(program_, block, memory_[buffer].data()); }
@@ -57,6 +68,7 @@ class TypedDatapath final : public NodeDatapath {
   const Program& program_;
   const HostData<T>& host_;
   std::vector<std::vector<T>> memory_;
+  std::vector<FftPlan<T>> plans_;  // per Program::ffts
 };
 
 class NullDatapath final : public NodeDatapath {
@@ -66,6 +78,7 @@ class NullDatapath final : public NodeDatapath {
   void zero(std::uint32_t) override {}
   void fma(const FmaInstruction&, std::uint32_t, std::uint32_t, std::uint32_t) override {}
   void fma_run(const FmaInstruction*, std::size_t, std::uint32_t, std::uint32_t, std::uint32_t) override {}
+  void fft(std::uint32_t, std::uint32_t, std::uint32_t) override {}
   std::complex<double> read(std::uint32_t, std::uint32_t) const override { return {}; }
   void write(std::uint32_t, std::uint32_t, std::complex<double>) override {}
   std::size_t allocated_words() const override { return words_; }

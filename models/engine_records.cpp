@@ -116,7 +116,13 @@ ExecutionCounts measured_counts(const Program& program, const EngineRecords& rec
     if (transform < node.computes_done.size()) c.block_multiply_adds += node.computes_done[transform] * records.copies;
     c.words_held_per_node = std::max(c.words_held_per_node, node.allocated_words);
   }
-  c.scalar_multiply_adds = fma / fma_per_multiply_add;
+  std::uint64_t fft_fma = 0;
+  for (const NodeRecord& node : records.nodes)
+    if (transform < node.fft_fma.size()) {
+      fft_fma += node.fft_fma[transform] * records.copies;
+      c.fft_butterflies += node.fft_butterflies[transform] * records.copies;
+    }
+  c.scalar_multiply_adds = (fma - fft_fma) / fma_per_multiply_add;  // mode products only
   return c;
 }
 

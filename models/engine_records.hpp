@@ -39,6 +39,8 @@ struct NodeRecord {
   std::uint64_t fast_forwarded_fma = 0;
   Cycle finish_cycle = never;
   std::vector<std::uint32_t> computes_done;  // per transform: block multiply-adds that issued every fma
+  // Per transform, of the FFT tasks passed: their fma and their butterflies.
+  std::vector<std::uint64_t> fft_fma, fft_butterflies;
   std::size_t allocated_words = 0;           // buffer words the node allocates
   std::size_t engine_bytes = 0;              // host bytes of its state in the engine, links included
 };

@@ -13,6 +13,7 @@
 #include "sim/algorithm.hpp"
 #include "sim/analytic_model.hpp"
 #include "sim/memory_estimate.hpp"
+#include "sim/fft_task.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
@@ -78,6 +79,7 @@ RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, s
     outcome.expected.messages = counts.messages;
     outcome.expected.hops = counts.hops;
     outcome.expected.max_hops = counts.max_hops;
+    outcome.expected.fft_butterflies = counts.fft_butterflies;
     for (std::size_t s = 0; s < 3; ++s) outcome.expected.stage[s].words_moved_per_node_step = counts.words_sent_per_node_step[s];
     outcomes.push_back(outcome);
   }
@@ -195,6 +197,9 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   report.inverse_defects = c.defects;
   const RunPrograms programs = build_programs(run, machine, report.transforms);
   const Program& program = programs.timed;
+  // The DFT an FFT task computes is complex: refused in a real run even with values off.
+  if (!program.ffts.empty() && !fft_type_problem<T>().empty())
+    throw std::invalid_argument("algorithm '" + run.algorithm + "': " + fft_type_problem<T>());
   const bool split = is_complex_v<T> && machine.complex_cost() == 4;
   HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}, {}};
   for (const TransformOutcome& o : report.transforms)

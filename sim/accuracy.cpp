@@ -18,6 +18,18 @@ double stage_factor(std::size_t n, double unit_roundoff, bool complex_data, int 
   return std::pow(1.0 + stage, stages) - 1.0;
 }
 
+double fft_stage_factor(std::size_t n, double unit_roundoff, bool scaled) {
+  const double u = unit_roundoff;
+  const double pass = std::sqrt(2.0) * (1.0 + u) * gamma_bound(2, u) + u;
+  const double scaling = scaled ? (1.0 + u) * (1.0 + u) - 1.0 : 0.0;
+  const double passes = n > 1 ? std::log2(static_cast<double>(n)) : 0.0;
+  return std::pow(1.0 + pass, passes) * (1.0 + scaling) - 1.0;
+}
+
+double chained_factor(const std::array<double, 3>& stage) {
+  return (1.0 + stage[0]) * (1.0 + stage[1]) * (1.0 + stage[2]) - 1.0;
+}
+
 double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data) {
   return stage_factor(n, unit_roundoff, complex_data, 3);
 }
@@ -74,6 +86,16 @@ template <class T>
 ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
                               int stages) {
   const double factor = 2.0 * stage_factor(length_of(golden.extents()), unit_roundoff<T>(), is_complex_v<T>, stages);
+  return compare(result, golden, factor, [&](std::size_t i, std::size_t j, std::size_t k) { return factor * magnitude(i, j, k); });
+}
+
+template <class T>
+ErrorReport compare_to_golden_per_stage(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
+                                        const std::array<double, 3>& simulated_stage, int own_coefficients) {
+  const double u = unit_roundoff<T>();
+  const double golden_factor = stage_factor(length_of(golden.extents()), u, is_complex_v<T>, 3);
+  const double factor =
+      (1.0 + chained_factor(simulated_stage) + golden_factor) * std::pow(1.0 + 2.0 * u, own_coefficients) - 1.0;
   return compare(result, golden, factor, [&](std::size_t i, std::size_t j, std::size_t k) { return factor * magnitude(i, j, k); });
 }
 
@@ -150,6 +172,14 @@ template ErrorReport compare_round_trip(const Tensor3<std::complex<float>>&, con
                                         const Tensor3<double>&, double);
 template ErrorReport compare_round_trip(const Tensor3<std::complex<double>>&, const Tensor3<std::complex<double>>&, const Tensor3<double>&,
                                         const Tensor3<double>&, double);
+template ErrorReport compare_to_golden_per_stage(const Tensor3<float>&, const Tensor3<float>&, const Tensor3<double>&,
+                                                 const std::array<double, 3>&, int);
+template ErrorReport compare_to_golden_per_stage(const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&,
+                                                 const std::array<double, 3>&, int);
+template ErrorReport compare_to_golden_per_stage(const Tensor3<std::complex<float>>&, const Tensor3<std::complex<float>>&,
+                                                 const Tensor3<double>&, const std::array<double, 3>&, int);
+template ErrorReport compare_to_golden_per_stage(const Tensor3<std::complex<double>>&, const Tensor3<std::complex<double>>&,
+                                                 const Tensor3<double>&, const std::array<double, 3>&, int);
 template ErrorReport compare_product_to_golden(const Tensor3<float>&, const Tensor3<float>&, const Tensor3<double>&, std::size_t);
 template ErrorReport compare_product_to_golden(const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&, std::size_t);
 template ErrorReport compare_product_to_golden(const Tensor3<std::complex<float>>&, const Tensor3<std::complex<float>>&, const Tensor3<double>&, std::size_t);

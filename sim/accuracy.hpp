@@ -22,6 +22,14 @@ double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data
 // The same for the first `stages` stages: (1 + e)^stages - 1.
 double stage_factor(std::size_t n, double unit_roundoff, bool complex_data, int stages);
 
+// The per-stage factor e of a radix-2 FFT of length n (kernels/fft.hpp) with fma butterflies,
+// rounded twiddles and, when `scaled`, a final scaling: (1 + eps)^log2(n) (1 + sigma) - 1 with
+// eps = sqrt(2) (1 + u) gamma(2) + u and sigma = (1 + u)^2 - 1 (0 unscaled), so that the
+// computed y satisfies |y - C^T x|_i <= e (|C||x|)_i (docs/numerics.md, "FFT tasks").
+double fft_stage_factor(std::size_t n, double unit_roundoff, bool scaled);
+// (1 + e_1)(1 + e_2)(1 + e_3) - 1: the factor of three chained stages with their own factors.
+double chained_factor(const std::array<double, 3>& stage);
+
 struct ErrorReport {
   double max_abs_error = 0;        // max_i |result_i - reference_i|
   double max_rel_error = 0;        // max_abs_error / max_i |reference_i|
@@ -46,6 +54,17 @@ Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>& magnitude
 template <class T>
 ErrorReport compare_to_golden(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
                               int stages = 3);
+
+// The same with the simulated run's stages computed each its own way (per axis, the factor of
+// the dense inner product, stage_factor(n, u, complex, 1), or of the FFT, fft_stage_factor),
+// `own_coefficients` of the axes (the FFT's) not with the golden's rounded matrix but with
+// twiddles of their own: tolerance_i = ((1 + chained_factor(simulated) + F)(1 + 2u)^k - 1)
+// (|M| |x|)_i, F the golden's dense three-stage factor, k = own_coefficients (the golden's
+// coefficient rounding on those axes, |C~ - C| <= u/(1 - u) |C~| <= 2u |C~|, no longer cancels).
+// With every simulated factor the dense one and k = 0 this is exactly the tolerance above.
+template <class T>
+ErrorReport compare_to_golden_per_stage(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
+                                        const std::array<double, 3>& simulated_stage, int own_coefficients);
 
 // A matrix product C = A B (inner length k) against the golden product of the same A and B:
 // both are one length-k inner product per element, so tolerance_ij = 2 e (|A||B|)_ij with

@@ -2,8 +2,10 @@
 
 namespace torus {
 
-std::vector<TaskDataflow> analyse_dataflow(const NodeProgram& node) {
-  std::vector<TaskDataflow> flow(node.tasks.size());
+NodeDataflow analyse_dataflow(const NodeProgram& node, const std::vector<FftSpec>& ffts) {
+  NodeDataflow out;
+  std::vector<TaskDataflow>& flow = out.tasks;
+  flow.resize(node.tasks.size());
   std::vector<std::uint32_t> generation(node.buffers.size(), 0);
   std::vector<std::uint32_t> written_by(node.buffers.size(), no_task);  // the receive that filled it, if any
   std::uint32_t last_compute = no_task;
@@ -31,9 +33,22 @@ std::vector<TaskDataflow> analyse_dataflow(const NodeProgram& node) {
         f.generation = task.zero_accumulator ? replace(task.buffer, i, false) : generation[task.buffer];
         last_compute = i;
         break;
+      case TaskKind::Fft: {
+        const FftSpec& spec = ffts.at(task.kernel);
+        FftDataflow fft{i, {}, {}, {}};
+        for (std::uint32_t b = 0; b < spec.inputs; ++b) {
+          fft.input_generations.push_back(generation[task.operand + b]);
+          fft.filled_by.push_back(written_by[task.operand + b]);
+        }
+        for (std::uint32_t b = 0; b < spec.outputs; ++b) fft.output_generations.push_back(replace(task.buffer + b, i, false));
+        f.fft = static_cast<std::uint32_t>(out.ffts.size());
+        out.ffts.push_back(std::move(fft));
+        last_compute = i;
+        break;
+      }
     }
   }
-  return flow;
+  return out;
 }
 
 namespace {

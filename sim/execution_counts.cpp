@@ -19,6 +19,8 @@ ProgramExecutionCounts fresh_execution_counts() {
 void add_counts(ProgramExecutionCounts& into, const ProgramExecutionCounts& part) {
   into.compute_tasks += part.compute_tasks;
   into.scalar_multiply_adds += part.scalar_multiply_adds;
+  into.fft_tasks += part.fft_tasks;
+  into.fft_butterflies += part.fft_butterflies;
   into.messages += part.messages;
   for (std::size_t s = 0; s < 3; ++s) {
     into.words_sent_per_node_step[s] = std::max(into.words_sent_per_node_step[s], part.words_sent_per_node_step[s]);

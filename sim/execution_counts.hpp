@@ -17,6 +17,8 @@ struct ProgramExecutionCounts {
   std::array<std::size_t, 3> words_sent_per_node_step_min{};  // per stage, min over nodes and steps (0 if none)
   std::size_t words_held_per_node = 0;   // buffer words a node allocates, max over nodes
   std::size_t messages = 0;              // sends executed
+  std::size_t fft_tasks = 0;             // FFT tasks executed
+  std::size_t fft_butterflies = 0;       // their butterflies
 };
 
 // Counts with nothing in them yet (the per-stage minima start above any count).

@@ -21,6 +21,7 @@ struct ExecutionCounts {
   std::array<std::size_t, 3> words_moved_per_node_step{};  // per stage, max over nodes and steps
   std::array<std::size_t, 3> words_moved_per_node_step_min{};
   std::size_t words_held_per_node = 0;                  // peak over nodes and time
+  std::size_t fft_butterflies = 0;                     // of the FFT tasks (none in the orbital schedule)
 };
 
 template <class T>

@@ -75,6 +75,9 @@ void MachineConfig::declare(ParameterSet& set) {
   set.integer("fma_per_cycle", fma_per_cycle, 1, 1024, "fma/cycle", "new fma the unit accepts per cycle");
   set.choice("complex_fma_cost", complex_fma_cost, {"4", "1"},
              "fma per complex multiply-add: 4 on a real fma unit, 1 on a complex fma unit");
+  set.integer("fma_per_butterfly", fma_per_butterfly, 1, 1024, "fma",
+              "fma an FFT task issues per radix-2 butterfly (a' = a + w b, b' = a - w b): 8 is a complex butterfly "
+              "on a real fma unit, two fma per real component of each output");
   set.integer("link_latency", link_latency, 1, 1000000, "cycles",
               "cycles from a word leaving a node to its arrival at the neighbour (also the credit return time)");
   set.text("link_words_per_cycle", link_words_per_cycle, "positive number such as 2, 1 or 1/8",

@@ -15,6 +15,7 @@ struct MachineConfig {
   std::int64_t fma_latency = 4;
   std::int64_t fma_per_cycle = 1;
   std::string complex_fma_cost = "4";
+  std::int64_t fma_per_butterfly = 8;
   std::int64_t link_latency = 1;
   std::string link_words_per_cycle = "1";
   std::string link_bytes_per_cycle = "none";

@@ -79,6 +79,9 @@ class PartialSums {
         if (t.coefficient_tag.kind == matmul_one) add(n, t);
         else product(n, t);
         break;
+      case TaskKind::Fft:
+        fail(fmt::format("node {}: an FFT task has no place in a matrix product", p_.describe_node(n)));
+        break;
     }
     return true;
   }

@@ -135,6 +135,9 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
       if (task.kind == TaskKind::Compute) {
         ++c.compute_tasks;
         c.scalar_multiply_adds += program.kernels[task.kernel].multiply_adds();
+      } else if (task.kind == TaskKind::Fft) {
+        ++c.fft_tasks;
+        c.fft_butterflies += program.ffts[task.kernel].butterflies();
       } else if (task.kind == TaskKind::Send) {
         const Message& m = program.messages[task.message];
         sent += m.words;
@@ -149,6 +152,8 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
   const std::size_t copies = program.nodes_represented() / std::max<std::size_t>(program.nodes.size(), 1);
   c.compute_tasks *= copies;
   c.scalar_multiply_adds *= copies;
+  c.fft_tasks *= copies;
+  c.fft_butterflies *= copies;
   c.messages *= copies;
   c.hops *= copies;
   return c;
@@ -175,6 +180,8 @@ std::size_t bytes(const Program& program) {
   for (const Message& m : program.messages) total += m.route.capacity() * sizeof(Direction);
   for (const NodeProgram& n : program.nodes)
     total += n.tasks.capacity() * sizeof(Task) + n.buffers.capacity() * sizeof(BufferSpec);
+  total += program.kernels.capacity() * sizeof(KernelSpec) + program.ffts.capacity() * sizeof(FftSpec);
+  for (const FftSpec& f : program.ffts) total += f.name.capacity();
   for (const ProgramOutput& o : program.outputs) total += o.buffer.capacity() * sizeof(std::uint32_t) + o.tag.capacity() * sizeof(DataTag);
   return total;
 }
@@ -192,6 +199,21 @@ std::string route_text(const std::vector<Direction>& route) {
   std::vector<std::string> hops;
   for (const Direction d : route) hops.push_back(to_string(d));
   return fmt::format("{}", fmt::join(hops, " "));
+}
+
+// "fft fft2 8x4x1 forward x1: X(0,0,0) [b0:X] -> Y(0,0,0) [b1:Y] .. Y(0,0,1) [b2:Y] (2 outputs along 3)"
+std::string fft_text(const Program& program, const NodeProgram& node, const Task& task) {
+  const FftSpec& f = program.ffts[task.kernel];
+  const auto range = [&](std::uint32_t first, const DataTag& tag, int cut, std::uint32_t count) {
+    std::string text = fmt::format("{} [{}]", program.describe(tag), buffer_name(program, node, first));
+    if (count > 1)
+      text += fmt::format(" .. {} [{}] ({} along axis {})", program.describe(slice_tag(tag, cut, count - 1)),
+                          buffer_name(program, node, first + count - 1), count, cut);
+    return text;
+  };
+  return fmt::format("fft {}: axis {} {}x{}x{} {} x{}: {} -> {}", f.name, f.axis, f.whole[0], f.whole[1], f.whole[2],
+                     f.inverse ? "inverse" : "forward", f.scale, range(task.operand, task.operand_tag, f.input_cut, f.inputs),
+                     range(task.buffer, task.tag, f.output_cut, f.outputs));
 }
 
 std::string task_text(const Program& program, const NodeProgram& node, const Task& task) {
@@ -217,6 +239,7 @@ std::string task_text(const Program& program, const NodeProgram& node, const Tas
       return fmt::format("receive {} {} from {} (message {})", buffer_name(program, node, task.buffer), program.describe(m.tag),
                          program.describe_node(m.source), task.message);
     }
+    case TaskKind::Fft: return fft_text(program, node, task);
   }
   return "";
 }
@@ -275,6 +298,16 @@ nlohmann::json task_json(const Program& program, const Task& task) {
       j["buffer"] = task.buffer == no_buffer ? nlohmann::json(nullptr) : nlohmann::json(task.buffer);
       j["message"] = task.message;
       break;
+    case TaskKind::Fft: {
+      const FftSpec& f = program.ffts[task.kernel];
+      j["fft"] = {{"name", f.name}, {"axis", f.axis}, {"whole", {f.whole[0], f.whole[1], f.whole[2]}},
+                  {"inverse", f.inverse}, {"scale", f.scale}, {"butterflies", f.butterflies()}};
+      j["inputs"] = {{"first_buffer", task.operand}, {"count", f.inputs}, {"cut", f.input_cut},
+                     {"first_block", tag_json(program, task.operand_tag)}};
+      j["outputs"] = {{"first_buffer", task.buffer}, {"count", f.outputs}, {"cut", f.output_cut},
+                      {"first_block", tag_json(program, task.tag)}};
+      break;
+    }
   }
   return j;
 }

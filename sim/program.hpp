@@ -4,7 +4,8 @@
 //   load     the host places a block of one of its arrays in a buffer (no time, no links);
 //   compute  a named block kernel: accumulator (+)= operand x coefficient (b^4 fma for b x b x b blocks);
 //   send     a buffer to another node by a route of one or more hops (a message);
-//   receive  which buffer a message fills (or none: the words are taken and dropped).
+//   receive  which buffer a message fills (or none: the words are taken and dropped);
+//   fft      a local radix-2 FFT of lines from input buffers into output buffers (FftSpec).
 // Stages and steps are labels for reports; no engine knows what they mean. An algorithm
 // builds a Program once per run (sim/algorithms/), the generic verifier checks it
 // (sim/program_verifier.hpp) and any engine runs it. The meaning of the task order, and so
@@ -134,9 +135,15 @@ struct Task {
   bool zero_accumulator = false;          // compute: the accumulator starts at zero (and gets `tag`)
   DataTag tag;                            // load: what is loaded; compute: the accumulator's block;
                                           // fft: the first output's (output i: index[output_cut - 1] + i)
-  DataTag operand_tag, coefficient_tag;   // compute: the blocks it reads
+  DataTag operand_tag, coefficient_tag;   // compute: the blocks it reads; fft: operand_tag is the
+                                          // first input's (input i: index[input_cut - 1] + i)
   HostBlock source;                       // load
 };
+// An FFT task's i-th input (or output) tag: the first one's, index moved by i along the cut.
+inline DataTag slice_tag(DataTag first, int cut, std::uint32_t i) {
+  first.index[static_cast<std::size_t>(cut - 1)] += static_cast<std::int32_t>(i);
+  return first;
+}
 inline Task make_task(TaskKind kind, const TaskLabel& label) {
   Task task;
   task.kind = kind;
@@ -243,6 +250,8 @@ struct ProgramCounts {
   std::size_t steps = 0;                // distinct step labels
   std::size_t compute_tasks = 0;        // block multiply-adds
   std::size_t scalar_multiply_adds = 0; // per mode product its kernel's (b^4 for b x b x b blocks)
+  std::size_t fft_tasks = 0;
+  std::size_t fft_butterflies = 0;      // per FFT task lines x length/2 x passes
   std::array<std::size_t, 3> words_sent_per_node_step{};  // per stage, max over nodes and steps
   std::size_t words_held_per_node = 0;  // buffers declared, max over nodes
   std::size_t messages = 0;

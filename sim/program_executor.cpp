@@ -13,6 +13,7 @@
 
 #include "kernels/mode_product.hpp"
 #include "sim/block_kernel.hpp"
+#include "sim/fft_task.hpp"
 
 namespace torus {
 namespace {
@@ -129,8 +130,21 @@ class Machine {
         ok = t.message < p_.messages.size() && p_.messages[t.message].destination == n &&
              (t.buffer == no_buffer || fits(t.buffer, p_.messages[t.message].words));
         break;
+      case TaskKind::Fft: ok = fft_fits(t, fits); break;
     }
     if (!ok) throw std::logic_error(where(n, k) + ": an index or buffer size does not fit the Program (run verify_program)");
+  }
+
+  template <class Fits>
+  bool fft_fits(const Task& t, const Fits& fits) const {
+    if (t.kernel >= p_.ffts.size() || !fft_spec_problems(p_.ffts[t.kernel]).empty()) return false;
+    const FftSpec& f = p_.ffts[t.kernel];
+    const Extents3 in = f.input_extents(), out = f.output_extents();
+    for (std::uint32_t i = 0; i < f.inputs; ++i)
+      if (!fits(t.operand + i, in[0] * in[1] * in[2])) return false;
+    for (std::uint32_t i = 0; i < f.outputs; ++i)
+      if (!fits(t.buffer + i, out[0] * out[1] * out[2])) return false;
+    return true;
   }
 
   bool in_host(const HostBlock& block) const {
@@ -174,6 +188,7 @@ class Machine {
     nodes_.assign(p_.nodes.size(), NodeState{});
     for (NodeState& node : nodes_) node.counts.assign(p_.transforms.size(), fresh_execution_counts());
     messages_.assign(p_.messages.size(), MessageState<T>{});
+    for (const FftSpec& f : p_.ffts) plans_.emplace_back(f);  // throws for a real element type
     sent_pass_ = std::make_unique<std::atomic<std::uint32_t>[]>(p_.messages.size());
     for (std::size_t m = 0; m < p_.messages.size(); ++m) sent_pass_[m].store(none);
     for (const NodeProgram& node : p_.nodes)
@@ -206,8 +221,31 @@ class Machine {
       case TaskKind::Compute: return compute(n, task);
       case TaskKind::Send: return send(n, task);
       case TaskKind::Receive: return receive(n, task);
+      case TaskKind::Fft: return fft(n, task);
     }
     return false;
+  }
+
+  // Every input is read (and checked) before any output is written: in place is allowed.
+  bool fft(std::size_t n, const Task& task) {
+    const FftSpec& f = p_.ffts[task.kernel];
+    for (std::uint32_t i = 0; i < f.inputs; ++i)
+      if (!ready(n, task.operand + i)) return false;
+    for (std::uint32_t i = 0; i < f.outputs; ++i)
+      if (!ready(n, task.buffer + i)) return false;
+    std::vector<const T*> inputs;
+    std::vector<T*> outputs;
+    for (std::uint32_t i = 0; i < f.inputs; ++i) {
+      expect(n, "FFT input", task.operand + i, slice_tag(task.operand_tag, f.input_cut, i));
+      inputs.push_back(result_.buffers[n][task.operand + i].data());
+    }
+    for (std::uint32_t i = 0; i < f.outputs; ++i) outputs.push_back(result_.buffers[n][task.buffer + i].data());
+    plans_[task.kernel].run(inputs, outputs);
+    for (std::uint32_t i = 0; i < f.outputs; ++i) tag_[first_buffer_[n] + task.buffer + i] = slice_tag(task.tag, f.output_cut, i);
+    ProgramExecutionCounts& c = counts_of(n, task.label.transform);
+    ++c.fft_tasks;
+    c.fft_butterflies += f.butterflies();
+    return true;
   }
 
   // A buffer with a posted receive whose message is not sent yet cannot be touched.
@@ -395,6 +433,7 @@ class Machine {
   std::vector<std::uint32_t> pending_;     // per flat buffer: posted receive not yet taken
   std::vector<NodeState> nodes_;
   std::vector<MessageState<T>> messages_;
+  std::vector<FftPlan<T>> plans_;          // per Program::ffts
   std::unique_ptr<std::atomic<std::uint32_t>[]> sent_pass_;  // per message: the pass it was sent in, or none
   std::uint32_t pass_ = 0;
   std::size_t words_held_ = 0;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/fft_task.hpp"
+
 namespace torus {
 namespace {
 
@@ -95,6 +97,7 @@ class Verifier {
       case TaskKind::Compute: return fmt::format("task {} (compute {})", k, p_.describe(t.tag));
       case TaskKind::Send: return fmt::format("task {} (send of message {})", k, t.message);
       case TaskKind::Receive: return fmt::format("task {} (receive of message {})", k, t.message);
+      case TaskKind::Fft: return fmt::format("task {} (fft into {})", k, p_.describe(t.tag));
     }
     return fmt::format("task {}", k);
   }
@@ -159,15 +162,28 @@ class Verifier {
   // A task first waits for the posted receive of every buffer it touches.
   bool blocked(std::size_t n, const Task& t) {
     const bool compute = t.kind == TaskKind::Compute;
-    for (const std::uint32_t b : {t.buffer, compute ? t.operand : no_buffer, compute ? t.coefficient : no_buffer}) {
-      BufferState* st = state(n, b);
-      if (!st || st->pending == none) continue;
-      if (!arrived(st->pending)) {
-        nodes_[n].waiting = st->pending;
-        return true;
-      }
-      st->pending = none;
+    if (t.kind == TaskKind::Fft) {
+      if (t.kernel >= p_.ffts.size()) return false;
+      const FftSpec& f = p_.ffts[t.kernel];
+      for (std::uint32_t i = 0; i < f.inputs; ++i)
+        if (waits_for(n, t.operand + i)) return true;
+      for (std::uint32_t i = 0; i < f.outputs; ++i)
+        if (waits_for(n, t.buffer + i)) return true;
+      return false;
     }
+    for (const std::uint32_t b : {t.buffer, compute ? t.operand : no_buffer, compute ? t.coefficient : no_buffer})
+      if (waits_for(n, b)) return true;
+    return false;
+  }
+
+  bool waits_for(std::size_t n, std::uint32_t b) {
+    BufferState* st = state(n, b);
+    if (!st || st->pending == none) return false;
+    if (!arrived(st->pending)) {
+      nodes_[n].waiting = st->pending;
+      return true;
+    }
+    st->pending = none;
     return false;
   }
 
@@ -177,6 +193,7 @@ class Verifier {
       case TaskKind::Compute: return compute(n, k, t);
       case TaskKind::Send: return send(n, k, t);
       case TaskKind::Receive: return receive(n, k, t);
+      case TaskKind::Fft: return fft(n, k, t);
     }
     fail(n, k, [&] { return fmt::format("has no known kind ({})", static_cast<int>(t.kind)); });
   }
@@ -232,6 +249,30 @@ class Verifier {
     if (buffer_fits(n, k, t.coefficient, kernel.coefficient_words(), "coefficient"))
       expect(n, k, t.coefficient, t.coefficient_tag, "coefficient");
     if (acc) write(n, t.buffer, t.tag);
+  }
+
+  // Every input holds its slice of the working array before any output is written (so in
+  // place reads the old content); every output then holds its slice of the result.
+  void fft(std::size_t n, std::uint32_t k, const Task& t) {
+    if (t.kernel >= p_.ffts.size()) {
+      fail(n, k, [&] { return fmt::format("uses FFT {}; there are {}", t.kernel, plural(p_.ffts.size(), "FFT")); });
+      return;
+    }
+    const FftSpec& f = p_.ffts[t.kernel];
+    const std::vector<std::string> problems = fft_spec_problems(f);
+    for (const std::string& problem : problems) fail(n, k, [&] { return fmt::format("FFT {}: {}", f.name, problem); });
+    if (!problems.empty()) return;
+    const Extents3 in = f.input_extents(), out = f.output_extents();
+    for (std::uint32_t i = 0; i < f.inputs; ++i) {
+      const DataTag tag = slice_tag(t.operand_tag, f.input_cut, i);
+      extents_match(n, k, tag, in, "FFT input");
+      if (buffer_fits(n, k, t.operand + i, in[0] * in[1] * in[2], "FFT input")) expect(n, k, t.operand + i, tag, "FFT input");
+    }
+    for (std::uint32_t i = 0; i < f.outputs; ++i) {
+      const DataTag tag = slice_tag(t.tag, f.output_cut, i);
+      extents_match(n, k, tag, out, "FFT output");
+      if (buffer_fits(n, k, t.buffer + i, out[0] * out[1] * out[2], "FFT output")) write(n, t.buffer + i, tag);
+    }
   }
 
   void send(std::size_t n, std::uint32_t k, const Task& t) {
@@ -448,7 +489,7 @@ std::string to_string(const Program& program, const ProgramViolation& v) {
   const auto& tasks = program.nodes[v.node].tasks;
   if (v.task < tasks.size()) {
     const TaskLabel& l = tasks[v.task].label;
-    const bool known = tasks[v.task].kind <= TaskKind::Receive;
+    const bool known = tasks[v.task].kind <= TaskKind::Fft;
     where += fmt::format(", task {} ({}, transform {} stage {} step {})", v.task, known ? to_string(tasks[v.task].kind) : "?",
                          l.transform, l.stage, l.step);
   }

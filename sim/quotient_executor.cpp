@@ -65,6 +65,9 @@ class Lockstep {
   void prepare() {
     if (!q_.translation_quotient || q_.nodes.size() != 1) throw std::logic_error("execute_quotient needs a translation quotient");
     if (blocks_.size() != nodes()) throw std::logic_error("execute_quotient: node blocks for every node are needed");
+    if (std::any_of(tasks_.begin(), tasks_.end(), [](const Task& t) { return t.kind == TaskKind::Fft; }))
+      throw std::logic_error("execute_quotient: the quotient has FFT tasks, which it does not run; compute the values "
+                             "from the whole Program (symmetry: off)");
     const std::size_t loads = std::count_if(tasks_.begin(), tasks_.end(), [](const Task& t) { return t.kind == TaskKind::Load; });
     for (const QuotientNodeBlocks& b : blocks_)
       if (b.loads.size() != loads || b.outputs.size() != q_.outputs.size())
@@ -125,6 +128,7 @@ class Lockstep {
           if (t.operand == buffer || t.coefficient == buffer) return false;
           if (t.buffer == buffer) return t.zero_accumulator;
           break;
+        case TaskKind::Fft: return false;  // refused in prepare(); never reached
       }
     }
     return std::none_of(q_.outputs.begin(), q_.outputs.end(),
@@ -205,6 +209,7 @@ class Lockstep {
         case TaskKind::Compute: compute(n, k, t); break;
         case TaskKind::Send: send(n, k, t); break;
         case TaskKind::Receive: receive(n, k, t); break;
+        case TaskKind::Fft: break;  // refused in prepare()
       }
     } catch (const std::exception& e) {
       fail(n, e.what());

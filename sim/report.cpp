@@ -155,6 +155,8 @@ std::string program_counts(const RunReport& r, const TransformOutcome& t) {
   out += fmt::format("  scalar multiply-adds {} ({} = {}), real fma {} (x{} per multiply-add)\n", m.scalar_multiply_adds,
                      multiply_adds_formula(r), multiply_adds_per_transform(r), m.scalar_multiply_adds * r.fma_per_multiply_add,
                      r.fma_per_multiply_add);
+  if (m.fft_butterflies > 0 || e.fft_butterflies > 0)
+    out += fmt::format("  FFT butterflies {} (the Program's {})\n", m.fft_butterflies, e.fft_butterflies);
   const auto& moved = m.words_moved_per_node_step;
   out += fmt::format("  words moved per node per step (largest over nodes and steps): stage I {}, II {}, III {}{}\n", moved[0],
                      moved[1], moved[2], r.nodes() == 1 && r.timing ? "; one node moves nothing" : "");
@@ -324,6 +326,10 @@ nlohmann::json to_json(const RunReport& r) {
                        {"max_hops_per_message", t.expected.max_hops}}},
          {"golden", r.values ? to_json(t.error) : nlohmann::json(nullptr)},
          {"mismatch", t.mismatch}});
+    if (m.fft_butterflies > 0 || t.expected.fft_butterflies > 0) {  // only runs with FFT tasks say so
+      j["transforms"].back()["fft_butterflies"] = m.fft_butterflies;
+      j["transforms"].back()["expected"]["fft_butterflies"] = t.expected.fft_butterflies;
+    }
   }
   if (r.round_trip) j["round_trip"] = to_json(*r.round_trip);
   if (r.node_memory) j["node_memory"] = r.node_memory->to_json();

@@ -102,7 +102,8 @@ namespace {
 // The report's schedule figures, read off the Program for one transform.
 ScheduleCounts expected_counts(const Program& program, std::uint32_t transform) {
   const ProgramCounts p = count(program, transform);
-  ScheduleCounts c{p.steps, p.compute_tasks, p.scalar_multiply_adds, p.words_held_per_node, {}, p.messages, p.hops, p.max_hops};
+  ScheduleCounts c{p.steps, p.compute_tasks, p.scalar_multiply_adds, p.words_held_per_node, {}, p.messages, p.hops, p.max_hops,
+                   p.fft_butterflies};
   for (std::size_t s = 0; s < 3; ++s) c.stage[s].words_moved_per_node_step = p.words_sent_per_node_step[s];
   return c;
 }
@@ -110,7 +111,7 @@ ScheduleCounts expected_counts(const Program& program, std::uint32_t transform) 
 // What the functional executor counted for one transform, in the report's terms.
 ExecutionCounts measured_counts(const ProgramExecutionCounts& p) {
   return {p.steps, p.compute_tasks, p.scalar_multiply_adds, p.words_sent_per_node_step, p.words_sent_per_node_step_min,
-          p.words_held_per_node};
+          p.words_held_per_node, p.fft_butterflies};
 }
 
 // The algorithm's own proofs for one direction plus the generic verifier's verdict on the

@@ -2,6 +2,7 @@
 // What both engines (functional and cycle-accurate) share for one run: the input tensor, the
 // rounded coefficient matrices, and the golden checks of each result.
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <future>
@@ -15,6 +16,7 @@
 #include "kernels/scalar.hpp"
 #include "kernels/text.hpp"
 #include "sim/accuracy.hpp"
+#include "sim/fft_task.hpp"
 #include "sim/host_data.hpp"
 #include "sim/program.hpp"
 #include "sim/run.hpp"
@@ -75,6 +77,24 @@ CoefficientSet<T> make_coefficients(const RunConfig& config) {
   return set;
 }
 
+// The golden comparison of a run whose Program has FFT tasks: per axis the factor of the dense
+// product or of the FFT that computed it (docs/numerics.md, "FFT tasks").
+template <class T>
+ErrorReport compare_to_golden_with_ffts(const Tensor3<T>& result, const Tensor3<T>& golden, const Tensor3<double>& magnitude,
+                                        const Program& program) {
+  const std::array<FftAxis, 3> axes = fft_axes(program);
+  const Extents3& n = golden.extents();
+  const double u = unit_roundoff<T>();
+  const std::size_t dense_length = std::max({n[0], n[1], n[2]});  // as compare_to_golden's stages
+  std::array<double, 3> stages{};
+  int own = 0;
+  for (std::size_t a = 0; a < 3; ++a) {
+    stages[a] = axes[a].fft ? fft_stage_factor(n[a], u, axes[a].scaled) : stage_factor(dense_length, u, is_complex_v<T>, 1);
+    own += axes[a].fft ? 1 : 0;
+  }
+  return compare_to_golden_per_stage(result, golden, magnitude, stages, own);
+}
+
 // Compares one simulated transform of `input` with the golden reference and names the first
 // output block beyond its bound and the node that holds it, and every affected block: the
 // layout gives each output block's node and tag, printed as the Program names them ("first
@@ -92,7 +112,8 @@ void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, co
   const Tensor3<T> golden = golden_transform(input, matrices);
   const Tensor3<double> magnitude = beside.valid() ? beside.get() : absolute_transform(input, matrices);
   if (magnitude_out) *magnitude_out = magnitude;
-  outcome.error = compare_to_golden(result, golden, magnitude);
+  outcome.error = program.ffts.empty() ? compare_to_golden(result, golden, magnitude)
+                                       : compare_to_golden_with_ffts(result, golden, magnitude, program);
   outcome.mismatch.clear();
   if (outcome.error.within_tolerance()) return;
   std::set<std::array<int, 3>> affected;  // block indices with an element beyond its bound

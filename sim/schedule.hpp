@@ -133,6 +133,7 @@ struct ScheduleCounts {
   std::array<StageCounts, 3> stage{};
   // Read off a Program: its messages, their hops in all and the most of one message.
   std::size_t messages = 0, hops = 0, max_hops = 0;
+  std::size_t fft_butterflies = 0;  // of the Program's FFT tasks
 };
 ScheduleCounts count(const Schedule& schedule);
 

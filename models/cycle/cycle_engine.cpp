@@ -35,6 +35,7 @@ TopConfig top_config(const EngineInputs& in) {
   }
   const Rational rate = machine.link_rate();
   config.message_startup = static_cast<Cycle>(machine.message_startup_cycles);
+  config.fma_per_butterfly = static_cast<std::uint64_t>(machine.fma_per_butterfly);
   // A message's start-up is a wait with no word moving: the watchdog allows for it like a link's latency.
   config.watchdog_cycles = fault.watchdog(machine.fma_latency, machine.link_latency + machine.message_startup_cycles,
                                           (rate.den + rate.num - 1) / rate.num);
@@ -82,6 +83,12 @@ class CycleRun final : public EngineRun {
       out.fast_forwarded_fma = s.fast_forwarded_fma;
       out.finish_cycle = s.finish_cycle;
       out.computes_done.assign(program.transforms.size(), 0);
+      out.fft_fma.assign(program.transforms.size(), 0);
+      out.fft_butterflies.assign(program.transforms.size(), 0);
+      for (std::size_t t = 0; t < s.fft_fma.size() && t < out.fft_fma.size(); ++t) {
+        out.fft_fma[t] = s.fft_fma[t];
+        out.fft_butterflies[t] = s.fft_butterflies[t];
+      }
       for (const ComputeFlow& compute : node.computes())
         if (compute.done != never) ++out.computes_done[program.nodes[n].tasks[compute.task].label.transform];
       out.allocated_words = node.datapath().allocated_words();

@@ -12,13 +12,19 @@ void NodeContext::fail(const std::string& what) const {
 
 // Keeps of the dataflow analysis only what the engine reads while it runs.
 void NodeContext::allocate_plan(bool keep_trace) {
-  const std::vector<TaskDataflow> flow = analyse_dataflow(*node);
+  NodeDataflow dataflow = analyse_dataflow(*node, run->program->ffts);
+  const std::vector<TaskDataflow>& flow = dataflow.tasks;
+  ffts = std::move(dataflow.ffts);
   info.resize(flow.size());
   count.assign(flow.size(), 0);
   std::uint32_t steps_seen = 0;
   for (std::uint32_t i = 0; i < flow.size(); ++i) {
     const Task& t = task(i);
     steps_seen = std::max(steps_seen, t.label.global_step + 1);
+    if (t.kind == TaskKind::Fft) {
+      info[i] = flow[i].fft;
+      continue;
+    }
     if (t.kind != TaskKind::Compute) {
       info[i] = flow[i].generation;
       continue;

@@ -34,6 +34,7 @@ struct NodeStats {
   // (links held by others, credits), over every message and hop that took it.
   std::array<std::uint64_t, direction_count> link_wait{};
   Cycle finish_cycle = never;             // first cycle with nothing left to do
+  std::vector<std::uint64_t> fft_fma, fft_butterflies;  // per transform, of the FFT tasks passed
 };
 
 // Per task, kept only when asked (tests of hand-built Programs): compute: first fma, cycle its
@@ -70,6 +71,7 @@ struct RunShared {
   std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward
   const RollPolicy* policy = nullptr;
   Cycle message_startup = 0;  // message_startup_cycles (docs/timing-model.md, "Links")
+  std::uint64_t fma_per_butterfly = 8;  // docs/timing-model.md, "FFT tasks"
   bool split_complex = false;
   LinkScratch* scratch = nullptr;
 };
@@ -83,6 +85,7 @@ struct NodeContext {
   std::vector<std::uint32_t> info;
   std::vector<std::uint32_t> count;  // per task: words stored, fma issued or words sent
   std::vector<ComputeFlow> computes;
+  std::vector<FftDataflow> ffts;     // per FFT task, in list order (TaskDataflow::fft)
   std::vector<StepRecord> steps;     // per global step label
   std::vector<TaskRecord> trace;     // per task, when asked
   // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their

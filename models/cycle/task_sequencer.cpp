@@ -29,6 +29,10 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
   replacing_ = no_buffer;
   const auto& tasks = context_.node->tasks;
   while (next_ < tasks.size()) {
+    if (tasks[next_].kind == TaskKind::Fft) {
+      if (!step_fft(cycle, blocked, issued)) break;
+      continue;
+    }
     if (tasks[next_].kind != TaskKind::Compute) {
       if (!pass_non_compute(cycle, blocked)) break;
       continue;
@@ -53,6 +57,7 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
 Cycle TaskSequencer::replaceable_at(Cycle cycle) const {
   if (next_ >= context_.node->tasks.size()) return never;
   const Task& task = context_.task(next_);
+  if (task.kind == TaskKind::Fft) return entered_ ? never : fft_replaceable_at(cycle);
   const bool overwrites = task.kind == TaskKind::Load || (task.kind == TaskKind::Compute && !entered_);
   if (!overwrites || context_.memory.replaceable(task.buffer, cycle)) return never;
   const BufferState& buffer = context_.memory.buffer(task.buffer);
@@ -131,12 +136,16 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   instruction_ = 0;
   last_compute_ = context_.info[next_];
   step_ = &context_.steps[task.label.global_step];
+  post_following_sends(cycle);
+  blocked = Blocked::None;
+  return true;
+}
+
+void TaskSequencer::post_following_sends(Cycle cycle) {
   posted_until_ = next_ + 1;
   while (posted_until_ < context_.node->tasks.size() && context_.task(posted_until_).kind == TaskKind::Send)
     post_send_(posted_until_++, last_compute_, cycle);
   context_.send_state_changed = true;
-  blocked = Blocked::None;
-  return true;
 }
 
 bool TaskSequencer::gate_open() const {
@@ -201,6 +210,7 @@ void TaskSequencer::finish(Cycle) {
 }
 
 bool TaskSequencer::can_fast_forward() const {
+  if (in_fft()) return context_.pipeline->per_cycle() == 1 && fft_left() > 1;
   return whole_blocks_ && started_ && next_ < context_.node->tasks.size() && context_.pipeline->per_cycle() == 1 &&
          instruction_ + 1 < micro_->instructions.size();
 }
@@ -209,6 +219,7 @@ bool TaskSequencer::can_fast_forward() const {
 // computes its values in one call: values do not depend on time, and per accumulator word the
 // updates keep their micro-program order.
 Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
+  if (in_fft()) return fast_forward_fft(cycle, limit);
   const std::size_t first = instruction_;
   Cycle first_issue = never;
   Cycle t = 0;

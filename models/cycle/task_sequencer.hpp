@@ -28,7 +28,8 @@ class TaskSequencer {
 
   // Fast-forward: with the compute started, one fma per cycle and whole blocks, the fma up to
   // (not including) the last can be issued ahead until `limit` (nothing outside the node can
-  // change when they issue before then). Returns the cycle the node resumes issuing at.
+  // change when they issue before then); likewise an FFT task once entered (its passes wait
+  // for nothing but each other). Returns the cycle the node resumes issuing at.
   bool can_fast_forward() const;
   Cycle fast_forward(Cycle cycle, Cycle limit);
 
@@ -52,6 +53,8 @@ class TaskSequencer {
  private:
   bool pass_non_compute(Cycle cycle, Blocked& blocked);
   bool enter(Cycle cycle, Blocked& blocked);
+  // Posts the run of sends directly after the task at the pointer (for the last compute entered).
+  void post_following_sends(Cycle cycle);
   bool gate_open() const;
   // Checks the fma at the head; returns false (and why) when it cannot issue at `cycle`.
   bool ready_to_issue(Cycle cycle, Blocked& blocked) const;
@@ -63,6 +66,16 @@ class TaskSequencer {
   void finish(Cycle cycle);
   void load(const Task& task, Cycle cycle);
   Cycle& target_ready(const FmaInstruction& instruction);
+  // FFT tasks (fft_sequencer.cpp; docs/timing-model.md, "FFT tasks"). step_fft: enters the FFT
+  // at the pointer or issues its fma of this cycle; true when it was passed.
+  bool step_fft(Cycle cycle, Blocked& blocked, std::size_t& issued);
+  bool enter_fft(Cycle cycle, Blocked& blocked);
+  void finish_fft(Cycle usable);
+  Cycle fft_replaceable_at(Cycle cycle) const;
+  // An FFT task entered at the pointer, and its fma still to issue.
+  bool in_fft() const { return entered_ && next_ < context_.node->tasks.size() && context_.task(next_).kind == TaskKind::Fft; }
+  std::uint64_t fft_left() const { return (fft_.passes - fft_.pass) * fft_.per_pass - fft_.issued; }
+  Cycle fast_forward_fft(Cycle cycle, Cycle limit);
 
   // What the compute being issued works on, looked up once when it is entered (hot path).
   struct Current {
@@ -92,6 +105,12 @@ class TaskSequencer {
   StepRecord* step_ = nullptr;  // the report record of the compute's step
   Cycle cycle_ = 0;             // the cycle being issued
   std::uint32_t replacing_ = no_buffer;  // the buffer a load or compute waits to replace
+  struct FftProgress {
+    std::uint64_t per_pass = 0, passes = 0;
+    std::uint64_t pass = 0, issued = 0;  // the current pass, and its fma issued so far
+    Cycle pass_start = 0;                // its first fma issues no earlier
+    Cycle last_result = 0;               // of the current pass's fma issued so far
+  } fft_;
   bool whole_blocks_ = true;
 };
 

@@ -47,6 +47,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   }
   shared_.policy = &policy;
   shared_.message_startup = config.message_startup;
+  shared_.fma_per_butterfly = config.fma_per_butterfly;
   shared_.split_complex = split_complex;
   shared_.scratch = &scratch_;
   const TorusShape& shape = program.shape;

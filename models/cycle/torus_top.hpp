@@ -23,6 +23,7 @@ struct TopConfig {
   Rational link_rate;
   std::uint64_t link_buffer_words = 1;
   Cycle message_startup = 0;  // cycles before a message's first word may leave its source
+  std::uint64_t fma_per_butterfly = 8;  // fma of one FFT butterfly (docs/timing-model.md, "FFT tasks")
   Cycle watchdog_cycles = 100000;
   bool fast_forward = true;
   // Test hook: nodes whose index is in this set run with fast-forward off (empty: all alike).

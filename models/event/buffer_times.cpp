@@ -130,6 +130,22 @@ bool BufferTimes::usable_by(std::uint32_t g, Cycle cycle, std::size_t words) con
   return true;
 }
 
+void BufferTimes::place_result(std::uint32_t g, Cycle since_cycle, Cycle ready_cycle) {
+  forget_schedule();
+  if (compact) {
+    set(size, [&](Segment& s) {
+      s.generation = g;
+      s.since = TimeForm::uniform(since_cycle);
+      s.ready = TimeForm::uniform(ready_cycle);
+    });
+    return;
+  }
+  std::fill(ready.begin(), ready.end(), ready_cycle);
+  std::fill(since.begin(), since.end(), since_cycle);
+  std::fill(generation.begin(), generation.end(), g);
+  std::fill(component_ready.begin(), component_ready.end(), ready_cycle);
+}
+
 void BufferTimes::place(std::uint32_t g, Cycle cycle) {
   forget_schedule();
   if (compact) {

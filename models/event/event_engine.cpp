@@ -32,11 +32,17 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     NodeState& node = nodes_[n];
     const NodeProgram& np = program.nodes[n];
-    node.flow = analyse_dataflow(np);
+    NodeDataflow flow = analyse_dataflow(np, program.ffts);
+    node.flow = std::move(flow.tasks);
+    node.fft_flow = std::move(flow.ffts);
     node.info.resize(np.tasks.size());
     std::uint32_t steps = 0;
     for (std::uint32_t i = 0; i < np.tasks.size(); ++i) {
       steps = std::max(steps, np.tasks[i].label.global_step + 1);
+      if (np.tasks[i].kind == TaskKind::Fft) {
+        node.info[i] = node.flow[i].fft;
+        continue;
+      }
       if (np.tasks[i].kind != TaskKind::Compute) {
         node.info[i] = node.flow[i].generation;
         continue;
@@ -50,6 +56,8 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
     for (std::size_t b = 0; b < np.buffers.size(); ++b) node.buffers[b].allocate(np.buffers[b].words, params.split, !params.per_word);
     node.datapath = make_datapath(n);
     node.record.computes_done.assign(program.transforms.size(), 0);
+    node.record.fft_fma.assign(program.transforms.size(), 0);
+    node.record.fft_butterflies.assign(program.transforms.size(), 0);
     if (params.trace_tasks) node.trace.assign(np.tasks.size(), TaskSpan{});
   }
   queued_.assign(nodes_.size() + messages_.size(), false);

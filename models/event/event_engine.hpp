@@ -43,6 +43,9 @@ class EventEngine {
   // Node walk (event_node.cpp).
   bool advance_node(std::size_t n);
   bool pass_load(std::size_t n, const Task& task);
+  // An FFT task at the pointer, timed whole (event_fft.cpp); false while a time it needs is unknown.
+  bool pass_fft(std::size_t n, const Task& task);
+  void classify_busy_range(NodeState& node, Cycle first, Cycle last);
   bool enter_compute(std::size_t n, const Task& task);
   bool open_gate(std::size_t n);
   bool issue(std::size_t n, const Task& task);

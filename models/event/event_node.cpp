@@ -30,6 +30,8 @@ bool EventEngine::advance_node(std::size_t n) {
     } else if (task.kind == TaskKind::Send) {
       if (w.next >= w.posted_until) post_send(n, w.next, w.at);
       ++w.next;
+    } else if (task.kind == TaskKind::Fft) {
+      if (!pass_fft(n, task)) break;
     } else {
       if (!w.entered && !enter_compute(n, task)) break;
       if (!w.started && !open_gate(n)) break;

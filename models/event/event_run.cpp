@@ -48,6 +48,7 @@ std::unique_ptr<EngineRun> run_event_engine(const EngineInputs& in) {
   params.link_latency = static_cast<Cycle>(machine.link_latency);
   params.rate = machine.link_rate();
   params.message_startup = static_cast<Cycle>(machine.message_startup_cycles);
+  params.fma_per_butterfly = static_cast<std::uint64_t>(machine.fma_per_butterfly);
   params.buffer_words = static_cast<std::uint64_t>(machine.link_buffer(in.program.largest_block_words()));
   params.whole_blocks = make_roll_policy(machine.roll_policy)->waits_for_whole_blocks();
   params.split = in.split_complex;

@@ -42,6 +42,7 @@ struct Params {
   Rational rate{1, 1};
   std::uint64_t buffer_words = 1;
   Cycle message_startup = 0;  // cycles before a message's first word may leave its source
+  std::uint64_t fma_per_butterfly = 8;  // fma of one FFT butterfly (docs/timing-model.md, "FFT tasks")
   bool whole_blocks = true;  // the roll policy starts a compute only on complete blocks
   bool split = false;        // complex data on a real unit: two dependency targets per word
   bool trace_tasks = false;  // keep a TaskSpan per task
@@ -110,6 +111,8 @@ struct BufferTimes {
   // compact: no per-word vectors until a per-word rule needs them.
   void allocate(std::size_t words, bool split, bool compact);
   void place(std::uint32_t generation, Cycle cycle);  // load or zero: every word from `cycle`
+  // An FFT's output: every word holds `generation` from `since`, its value usable from `ready`.
+  void place_result(std::uint32_t generation, Cycle since, Cycle ready);
   void expand();
   bool holds(std::uint32_t g, std::size_t words) const;  // each of the first `words` words holds `g`
   Cycle latest(std::size_t words) const;                 // the last of the first `words` words usable
@@ -319,6 +322,7 @@ struct NodeState {
   std::vector<BufferTimes> buffers;
   std::vector<std::uint32_t> info;           // per task: generation (load/receive/send) or compute index
   std::vector<TaskDataflow> flow;            // per task
+  std::vector<FftDataflow> fft_flow;         // per FFT task, in list order
   std::vector<std::uint32_t> compute_task;   // per compute index: its task
   std::vector<Cycle> compute_done;           // per compute index
   std::vector<StepRecord> steps;

@@ -372,7 +372,7 @@ bool EventEngine::every_send_after_its_read() const {
     for (std::size_t i = 0; i < tasks.size(); ++i) {
       if (tasks[i].kind != TaskKind::Send) continue;
       const std::uint32_t c = nodes_[n].flow[i].preceding_compute;
-      if (c == no_task) return false;
+      if (c == no_task || tasks[c].kind != TaskKind::Compute) return false;  // an FFT's sends: not covered
       const Task& compute = tasks[c];
       const TaskDataflow& read = nodes_[n].flow[c];
       const std::uint32_t g = nodes_[n].flow[i].generation, b = tasks[i].buffer;

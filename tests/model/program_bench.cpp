@@ -1,5 +1,8 @@
 #include "tests/model/program_bench.hpp"
 
+#include <functional>
+#include <memory>
+
 #include "models/engine.hpp"
 #include "models/event/event_engine.hpp"
 #include "models/simulation.hpp"
@@ -15,14 +18,26 @@ nlohmann::json time_program(const Program& program, const Machine& machine) {
 namespace {
 
 // An input tensor of ones and, for Programs that load coefficient blocks, identity matrices.
-HostData<double> ones(const Program& program) {
-  std::array<Matrix<double>, 3> identity;
+template <class T = double>
+HostData<T> ones(const Program& program, const Tensor3<T>* input = nullptr) {
+  std::array<Matrix<T>, 3> identity;
   for (std::size_t a = 0; a < 3; ++a) {
     const auto n = static_cast<Eigen::Index>(program.grid.axis[a].n);
-    identity[a] = Matrix<double>::Identity(n, n);
+    identity[a] = Matrix<T>::Identity(n, n);
   }
-  return HostData<double>{Tensor3<double>(program.grid.tensor_extents(), 1.0),
-                          std::vector<std::array<Matrix<double>, 3>>(program.transforms.size(), identity)};
+  return HostData<T>{input ? *input : Tensor3<T>(program.grid.tensor_extents(), T(1)),
+                     std::vector<std::array<Matrix<T>, 3>>(program.transforms.size(), identity), {}};
+}
+
+// Datapaths holding the values of ones: real, or complex for a Program with FFT tasks (whose
+// DFT is complex). The host data lives as long as the factory.
+std::function<std::unique_ptr<NodeDatapath>(std::size_t)> datapaths(const Program& program) {
+  if (program.ffts.empty()) {
+    auto host = std::make_shared<HostData<double>>(ones(program));
+    return [&program, host](std::size_t node) { return make_datapath(program, node, *host); };
+  }
+  auto host = std::make_shared<HostData<std::complex<double>>>(ones<std::complex<double>>(program));
+  return [&program, host](std::size_t node) { return make_datapath(program, node, *host); };
 }
 
 template <class Spans>
@@ -44,6 +59,7 @@ MachineConfig machine_config(const Machine& machine) {
   config.link_words_per_cycle = std::to_string(machine.link_rate.num) + "/" + std::to_string(machine.link_rate.den);
   config.link_buffer_words = std::to_string(machine.link_buffer_words);
   config.message_startup_cycles = static_cast<std::int64_t>(machine.message_startup);
+  config.fma_per_butterfly = static_cast<std::int64_t>(machine.fma_per_butterfly);
   config.roll_policy = machine.policy;
   config.micro_schedule = machine.micro_schedule;
   config.fast_forward = machine.fast_forward;
@@ -58,6 +74,7 @@ nlohmann::json records_json(const EngineRecords& r) {
   for (const NodeRecord& n : r.nodes)
     nodes.push_back({{"busy", n.busy}, {"dependency", n.dependency}, {"operand", n.operand}, {"backpressure", n.backpressure},
                      {"fma", n.fma_issued}, {"finish", n.finish_cycle}, {"computes", n.computes_done},
+                     {"fft_fma", n.fft_fma}, {"fft_butterflies", n.fft_butterflies},
                      {"words", n.allocated_words}});
   for (const LinkRecord& l : r.links) links.push_back({l.words, l.active_cycles, l.peak_occupancy, l.wait_cycles});
   const StepRecords& s = r.steps;
@@ -67,7 +84,7 @@ nlohmann::json records_json(const EngineRecords& r) {
 }
 
 nlohmann::json records_here(const Program& program, const Machine& machine, const std::string& engine) {
-  const HostData<double> host = ones(program);
+  const auto with_values = datapaths(program);
   const RunConfig run;
   const MachineConfig config = machine_config(machine);
   const FaultConfig fault;
@@ -76,7 +93,7 @@ nlohmann::json records_here(const Program& program, const Machine& machine, cons
   const bool values = engine != "event_no_values";
   const EngineInputs inputs{run, config, fault, program, false,
                             [&](std::size_t node) {
-                              return values ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(double));
+                              return values ? with_values(node) : make_null_datapath(program, node, sizeof(double));
                             },
                             {}};
   try {
@@ -116,8 +133,38 @@ std::string closed_form_note(const Program& program, const Machine& machine) {
   return out.value("note", std::string{});
 }
 
+ComplexBuffers engine_buffers(const Program& program, const Machine& machine, const std::string& engine,
+                              const Tensor3<std::complex<double>>& input, std::size_t node) {
+  const auto body = [&] {
+    const HostData<std::complex<double>> host = ones<std::complex<double>>(program, &input);
+    const RunConfig run;
+    const MachineConfig config = machine_config(machine);
+    const FaultConfig fault;
+    const EngineInputs inputs{run, config, fault, program, false,
+                              [&](std::size_t n) { return make_datapath(program, n, host); }, {}};
+    const std::unique_ptr<EngineRun> timed = engine == "systemc" ? run_cycle_engine(inputs) : run_event_engine(inputs);
+    nlohmann::json buffers = nlohmann::json::array();
+    for (std::uint32_t b = 0; b < program.nodes[node].buffers.size(); ++b) {
+      nlohmann::json words = nlohmann::json::array();
+      for (std::uint32_t w = 0; w < program.nodes[node].buffers[b].words; ++w) {
+        const std::complex<double> v = timed->datapath(node).read(b, w);
+        words.push_back({v.real(), v.imag()});
+      }
+      buffers.push_back(words);
+    }
+    return buffers;
+  };
+  const nlohmann::json buffers = engine == "systemc" ? run_isolated(body) : body();
+  ComplexBuffers out;
+  for (const auto& words : buffers) {
+    out.emplace_back();
+    for (const auto& w : words) out.back().emplace_back(w[0].get<double>(), w[1].get<double>());
+  }
+  return out;
+}
+
 nlohmann::json time_program_event(const Program& program, const Machine& machine) {
-  const HostData<double> host = ones(program);
+  const auto with_values = datapaths(program);
   event::Params params;
   params.fma_latency = machine.fma_latency;
   params.per_cycle = machine.fma_per_cycle;
@@ -125,11 +172,12 @@ nlohmann::json time_program_event(const Program& program, const Machine& machine
   params.rate = machine.link_rate;
   params.buffer_words = machine.link_buffer_words;
   params.message_startup = machine.message_startup;
+  params.fma_per_butterfly = machine.fma_per_butterfly;
   params.trace_tasks = true;
   const auto micro = make_micro_schedule(machine.micro_schedule);
   const auto policy = make_roll_policy(machine.policy);
   params.whole_blocks = policy->waits_for_whole_blocks();
-  event::EventEngine engine(program, params, *micro, *policy, [&](std::size_t node) { return make_datapath(program, node, host); });
+  event::EventEngine engine(program, params, *micro, *policy, with_values);
   try {
     engine.run();
   } catch (const StallError& e) {
@@ -148,7 +196,7 @@ nlohmann::json time_program_event(const Program& program, const Machine& machine
 nlohmann::json time_program_here(const Program& program, const Machine& machine) {
   require_fresh_systemc_kernel();
   {
-    const HostData<double> host = ones(program);
+    const auto with_values = datapaths(program);
     TopConfig config;
     config.fma_latency = machine.fma_latency;
     config.fma_per_cycle = machine.fma_per_cycle;
@@ -157,12 +205,12 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     config.link_rate = machine.link_rate;
     config.link_buffer_words = machine.link_buffer_words;
     config.message_startup = machine.message_startup;
+    config.fma_per_butterfly = machine.fma_per_butterfly;
     config.watchdog_cycles = 1000;
     config.trace_tasks = true;
     const auto micro = make_micro_schedule(machine.micro_schedule);
     const auto policy = make_roll_policy(machine.policy);
-    TorusTop top("torus", config, program, *micro, *policy, false,
-                 [&](std::size_t node) { return make_datapath(program, node, host); });
+    TorusTop top("torus", config, program, *micro, *policy, false, with_values);
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     sc_core::sc_start();
     nlohmann::json nodes = nlohmann::json::array();

@@ -145,6 +145,7 @@ struct Machine {
   Cycle message_startup = 0;
   Cycle fma_latency = 1;
   unsigned fma_per_cycle = 1;
+  std::uint64_t fma_per_butterfly = 8;
   std::string policy = "after_compute";
   std::string micro_schedule = "interleaved";
   std::string fast_forward = "on";  // SystemC only
@@ -165,6 +166,11 @@ nlohmann::json time_program_event(const Program& program, const Machine& machine
 // {"completed": false, "stall": message} when the engine found the Program cannot finish (the
 // run driver's exit 5). `engine`: "systemc" (run in its own process) or "event".
 nlohmann::json engine_records(const Program& program, const Machine& machine, const std::string& engine);
+// The values a run leaves in node `node`'s buffers, for a Program with FFT tasks (complex<double>
+// data; `input` is the host's tensor, of the Program's grid extents): [buffer][word].
+using ComplexBuffers = std::vector<std::vector<std::complex<double>>>;
+ComplexBuffers engine_buffers(const Program& program, const Machine& machine, const std::string& engine,
+                              const Tensor3<std::complex<double>>& input, std::size_t node);
 // What the event engine without values timed in closed form (its report's fast-forward note).
 std::string closed_form_note(const Program& program, const Machine& machine);
 

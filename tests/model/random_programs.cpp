@@ -78,6 +78,7 @@ class CaseBuilder {
 
   Program program() {
     const auto b = static_cast<std::size_t>(g_.choose(std::vector<int>{1, 2, 2, 3}));
+    b_ = b;
     Program p = empty_program(g_.shape(), b, 0);
     p.tag_kinds.push_back({"C", 2, 1, {}});
     p.host_arrays.push_back({"C1", true, 1, 0, {}, 0});
@@ -164,6 +165,26 @@ class CaseBuilder {
     return labelled(t);
   }
 
+  // The b x b x b block in `in` transformed along a random axis into `out`.
+  Task fft_task(Program& p, std::size_t node, std::uint32_t in, std::uint32_t out) {
+    FftSpec spec;
+    spec.axis = g_.pick(1, 3);
+    spec.name = "fft" + std::to_string(spec.axis);
+    spec.whole = {b_, b_, b_};
+    spec.inverse = g_.chance(50);
+    spec.scale = spec.inverse ? 1.0 / static_cast<double>(b_) : 1.0;
+    p.ffts.push_back(spec);
+    Task t = make_task(TaskKind::Fft, {});
+    t.kernel = static_cast<std::uint32_t>(p.ffts.size() - 1);
+    t.operand = in;
+    t.operand_tag = held_[node][in].tag;
+    t.buffer = out;
+    t.tag = fresh();
+    held_[node][in].arriving = false;  // read: whatever arrives into it has landed
+    held_[node][out] = {t.tag, true, false, true};
+    return labelled(t);
+  }
+
   void phase(Program& p, std::uint32_t k) {
     phase_ = k;
     for (auto& node : held_)
@@ -191,7 +212,7 @@ class CaseBuilder {
     const std::size_t to = g_.choose(targets);
     std::vector<Task>& mine = tasks[n].sends;
     std::uint32_t sent = no_buffer;
-    switch (g_.pick(0, 3)) {
+    switch (g_.pick(0, b_ <= 2 ? 4 : 3)) {
       case 0: {  // a loaded block
         sent = free_buffer(n, first_block, blocks);
         if (sent != no_buffer) mine.push_back(load_task(n, sent));
@@ -209,9 +230,19 @@ class CaseBuilder {
       case 2:  // a block it holds: loaded, computed or received earlier
         sent = held_buffer(n, first_block, blocks);
         break;
-      default:  // a coefficient block: its own or one it received
+      case 3:  // a coefficient block: its own or one it received
         sent = g_.chance(50) ? coefficient : held_buffer(n, first_matrix, matrices);
         break;
+      default: {  // an FFT's output (b a power of two) of a block held or loaded, in place or not
+        const std::uint32_t held = g_.chance(50) ? held_buffer(n, first_block, blocks) : no_buffer;
+        const std::uint32_t in = held != no_buffer ? held : free_buffer(n, first_block, blocks);
+        const std::uint32_t out = g_.chance(50) ? in : free_buffer(n, first_block, blocks);
+        if (in == no_buffer || out == no_buffer) break;
+        if (held == no_buffer) mine.push_back(load_task(n, in));
+        mine.push_back(fft_task(p, n, in, out));
+        sent = out;
+        break;
+      }
     }
     if (sent == no_buffer) return;
     message_of(p, n, to, sent, tasks);
@@ -252,13 +283,15 @@ class CaseBuilder {
   std::vector<std::vector<Held>> held_;  // per node and buffer
   std::uint32_t phase_ = 0;
   int tags_ = 0;
+  std::size_t b_ = 1;
 };
 
 // Node `node`'s task list of a symmetric case; `message(i)` is the message it sends along route
 // i, `received(i)` the one it receives by route i.
 using MessageOf = std::function<std::uint32_t(std::uint32_t)>;
-void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std::vector<bool>& computed, const MessageOf& message,
-                     const MessageOf& received) {
+// With `ffted[i]` the block loaded for route i is transformed in place by the Program's FFT 0.
+void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std::vector<bool>& computed,
+                     const std::vector<bool>& ffted, const MessageOf& message, const MessageOf& received) {
   const DataTag block = tag(tensor_kind, 0), matrix = tag(matrix_kind, 0);
   auto& tasks = p.nodes[node].tasks;
   Task l = make_task(TaskKind::Load, {});
@@ -288,6 +321,12 @@ void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std
     load.tag = block;
     load.source = {0, {0, 0, 0}};
     tasks.push_back(load);
+    if (ffted[i]) {
+      Task fft = make_task(TaskKind::Fft, {});
+      fft.operand = fft.buffer = first_block;
+      fft.operand_tag = fft.tag = block;
+      tasks.push_back(fft);
+    }
     if (computed[i]) compute(first_block + 1, first_block);
     Task send = make_task(TaskKind::Send, {});
     send.buffer = computed[i] ? first_block + 1 : first_block;
@@ -306,17 +345,21 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   const auto b = static_cast<std::size_t>(g.pick(1, 2));
   const auto routes = static_cast<std::size_t>(g.pick(1, 3));
   std::vector<std::vector<Direction>> route(routes);
-  std::vector<bool> computed(routes);
+  std::vector<bool> computed(routes), ffted(routes);
   for (std::size_t i = 0; i < routes; ++i) {
     do route[i] = g.route(shape, 0, static_cast<std::size_t>(g.pick(1, static_cast<int>(shape.node_count()) - 1)));
     while (route[i].empty());
     computed[i] = g.chance(50);
+    ffted[i] = g.chance(30);
   }
+  const int fft_axis = g.pick(1, 3);
   for (Program* p : {&c.whole, &c.quotient}) {
     *p = empty_program(shape, b, 0);
     p->tag_kinds.push_back({"C", 2, 1, {}});
     p->host_arrays.push_back({"C1", true, 1, 0, {}, 0});
     p->nodes.resize(p == &c.quotient ? 1 : shape.node_count());
+    if (std::find(ffted.begin(), ffted.end(), true) != ffted.end())
+      p->ffts = {FftSpec{"fft" + std::to_string(fft_axis), fft_axis, {b, b, b}, 1, 1, 1, 1, false, 1.0}};
     for (NodeProgram& node : p->nodes) {
       node.buffers.clear();
       for (std::uint32_t buffer = 0; buffer < first_matrix + 1; ++buffer)
@@ -327,7 +370,7 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   c.quotient.translation_quotient = true;
   for (std::size_t i = 0; i < routes; ++i) c.quotient.messages.push_back({0, 0, route[i], words, tag(tensor_kind, 0)});
   const auto own = [](std::uint32_t i) { return i; };
-  symmetric_tasks(c.quotient, 0, routes, computed, own, own);
+  symmetric_tasks(c.quotient, 0, routes, computed, ffted, own, own);
   // The whole Program: node n sends message n * routes + i along route i and receives the one
   // the node `route i` behind it sent.
   const auto walk = [&](std::size_t from, const std::vector<Direction>& hops, bool back) {
@@ -341,7 +384,7 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
                                   tag(tensor_kind, 0)});
   for (std::size_t n = 0; n < shape.node_count(); ++n)
     symmetric_tasks(
-        c.whole, n, routes, computed, [&](std::uint32_t i) { return static_cast<std::uint32_t>(n * routes + i); },
+        c.whole, n, routes, computed, ffted, [&](std::uint32_t i) { return static_cast<std::uint32_t>(n * routes + i); },
         [&](std::uint32_t i) { return static_cast<std::uint32_t>(walk(n, route[i], true) * routes + i); });
   CaseBuilder(seed).machine(c.machine);
   std::ostringstream text;

@@ -20,7 +20,9 @@ struct RandomCase {
 // more), b = 1 to 3, 1 to 3 phases. In each phase every node may send 0 to 2 messages to random
 // nodes (at most 3 to each) by dimension-order routes (the shortest way round each ring): loaded
 // blocks, a compute's accumulator, operand or coefficient block (sent as the compute runs),
-// blocks received earlier, coefficient blocks (b^2 words); it posts its receives before or
+// blocks received earlier, coefficient blocks (b^2 words), the output of an FFT task (b = 1 or
+// 2) of a block loaded or held (computed or received earlier), in place or not, along a random
+// axis, forward or inverse (then every run computes complex values, program_bench.cpp); it posts its receives before or
 // after its sends and may compute with what it receives. Every Program passes the generic
 // verifier (drawn again until it does). Machines: link latency 1 to 8, 1, 2, 1/2, 2/3, 1/8 or
 // 3/2 words per cycle, buffers of 1 to 64 words, message start-up 0 to 15 cycles, fma latency
@@ -29,7 +31,7 @@ struct RandomCase {
 RandomCase random_case(std::uint64_t seed);
 
 // A Program in which every node of a torus runs the same task list (only block indices
-// differ): it loads, computes and sends 1 to 3 blocks along the same routes of one hop or more
+// differ): it loads, maybe transforms (an FFT task in place), computes and sends 1 to 3 blocks along the same routes of one hop or more
 // (the shortest ways to random nodes) and computes with what it receives; and its translation
 // quotient (Program::translation_quotient), node 0's task list alone.
 struct SymmetricCase {

@@ -1,6 +1,7 @@
 // Both engines on random Programs whose messages pass through routers (random_programs.hpp):
 // every record a report is read off must be equal, and a Program one engine finds cannot
-// finish (a wormhole deadlock, a receive posted too late) must stall in the other too; the event
+// finish (a wormhole deadlock, a receive posted too late) must stall in the other too (FFT tasks
+// included, docs/timing-model.md "FFT tasks"); the event
 // engine without values (closed forms of whole messages where they hold) likewise. The
 // normal suite runs 100 cases; the label "long" runs 2000 more.
 
@@ -17,7 +18,7 @@ using namespace torus::bench;
 namespace {
 
 struct Tally {
-  std::size_t equal = 0, stalled = 0, routed = 0;
+  std::size_t equal = 0, stalled = 0, routed = 0, ffts = 0;
 };
 
 void compare(std::uint64_t first, std::uint64_t count, Tally& tally) {
@@ -40,6 +41,7 @@ void compare(std::uint64_t first, std::uint64_t count, Tally& tally) {
     INFO("event engine without values against systemc: " << closed_differences.dump().substr(0, 1200));
     CHECK(closed_differences.empty());
     if (differences.empty() && closed_differences.empty()) ++tally.equal;
+    if (!c.program.ffts.empty()) ++tally.ffts;
     for (const Message& m : c.program.messages)
       if (m.route.size() > 1) {
         ++tally.routed;
@@ -54,8 +56,9 @@ void sample(std::uint64_t first, std::uint64_t count) {
   Tally tally;
   compare(first, count, tally);
   std::cout << "router cross-check: " << tally.equal << " equal, " << tally.stalled << " stalled in both, " << tally.routed
-            << " with messages of more than one hop, of " << count << "\n";
+            << " with messages of more than one hop, " << tally.ffts << " with FFT tasks, of " << count << "\n";
   CHECK(tally.equal >= count * 7 / 10);
+  CHECK(tally.ffts >= count / 5);
   CHECK(tally.routed >= count * 6 / 10);
 }
 
@@ -74,9 +77,10 @@ TEST_CASE("a torus whose nodes all run the same routed task list: one node timed
   // that node on the link of the hop, standing for the copy it passes (docs/timing-model.md,
   // "One node for the torus"). Every node of the whole Program, timed by both engines, must
   // show exactly that node's records.
-  std::size_t equal = 0, stalled = 0;
+  std::size_t equal = 0, stalled = 0, ffts = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     const SymmetricCase c = symmetric_case(seed);
+    if (!c.whole.ffts.empty()) ++ffts;
     INFO(c.summary << "\n" << format_text(c.quotient));
     REQUIRE(verify_program(c.whole, 1).ok());
     REQUIRE(verify_program(c.quotient, 1).ok());
@@ -103,6 +107,8 @@ TEST_CASE("a torus whose nodes all run the same routed task list: one node timed
     }
     if (same) ++equal;
   }
-  std::cout << "router symmetry: " << equal << " equal, " << stalled << " stalled in all three, of 40\n";
+  std::cout << "router symmetry: " << equal << " equal, " << stalled << " stalled in all three, " << ffts
+            << " with FFT tasks, of 40\n";
   CHECK(equal >= 30);
+  CHECK(ffts >= 8);
 }
