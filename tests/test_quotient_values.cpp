@@ -49,9 +49,12 @@ TEMPLATE_TEST_CASE("the loop kernel gives the bits of every micro-program of the
                    double, std::complex<float>, std::complex<double>) {
   using T = TestType;
   std::mt19937 rng(5);
-  std::uniform_int_distribution<std::size_t> edge(1, 11);
-  for (int trial = 0; trial < 60; ++trial) {
+  // Edges up to 11, and in the last trials up to 20: float tiles of 16 rows, and mode-1
+  // coefficients beyond the kernel's stack buffer of 256 words.
+  std::uniform_int_distribution<std::size_t> small_edge(1, 11), large_edge(12, 20);
+  for (int trial = 0; trial < 66; ++trial) {
     const int mode = 1 + trial % 3;
+    const auto edge = [&](std::mt19937& r) { return trial < 60 ? small_edge(r) : large_edge(r); };
     KernelSpec k{"k", mode, {edge(rng), edge(rng), edge(rng)}, {}};
     k.operand = k.accumulator;
     k.operand[static_cast<std::size_t>(mode - 1)] = edge(rng);  // the reduction length
