@@ -250,7 +250,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   }
   // Forward then inverse: the golden checks' magnitudes are |C| |x| and |D| |y_hat|.
   if (values && run.runs_forward() && run.runs_inverse())
-    report.round_trip = round_trip_error(result, host.input, magnitudes[0], magnitudes[1], c);
+    report.round_trip = round_trip_error(result, host.input, magnitudes[0], magnitudes[1], c, machine.host_threads());
   report.timing->peak_memory_bytes = peak_resident_bytes();  // values and their check included
   return result;
 }

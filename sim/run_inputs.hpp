@@ -4,7 +4,6 @@
 
 #include <array>
 #include <complex>
-#include <future>
 #include <random>
 #include <set>
 #include <string>
@@ -79,18 +78,16 @@ CoefficientSet<T> make_coefficients(const RunConfig& config) {
 // output block beyond its bound and the node that holds it, and every affected block: the
 // layout gives each output block's node and tag, printed as the Program names them ("first
 // mismatching output block Y(0,1,2) at node (0,1,1), element (...)").
-// With `threads` of 2 or more the golden transform and the magnitudes' are computed at once,
-// one on another thread (the same products, so the same bits). `magnitude_out` gets the
-// magnitudes' transform |M| |input| (the round trip's bound reuses it).
+// The golden transform and the magnitudes' each run on `threads` threads (the same bits on
+// any number: golden_transform). `magnitude_out` gets the magnitudes' transform |M| |input|
+// (the round trip's bound reuses it).
 template <class T>
 void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, const Tensor3<T>& result,
                           const Program& program, const std::vector<OutputBlock>& layout,
                           const std::array<Matrix<T>, 3>& matrices, unsigned threads = 1,
                           Tensor3<double>* magnitude_out = nullptr) {
-  std::future<Tensor3<double>> beside;
-  if (threads > 1) beside = std::async(std::launch::async, [&] { return absolute_transform(input, matrices); });
-  const Tensor3<T> golden = golden_transform(input, matrices);
-  const Tensor3<double> magnitude = beside.valid() ? beside.get() : absolute_transform(input, matrices);
+  const Tensor3<T> golden = golden_transform(input, matrices, threads);
+  const Tensor3<double> magnitude = absolute_transform(input, matrices, threads);
   if (magnitude_out) *magnitude_out = magnitude;
   outcome.error = compare_to_golden(result, golden, magnitude);
   outcome.mismatch.clear();
@@ -122,10 +119,10 @@ void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, co
 // inverse(forward(x)) against x, with the round-trip bound of docs/numerics.md.
 template <class T>
 ErrorReport round_trip_error(const Tensor3<T>& x_hat, const Tensor3<T>& x, const Tensor3<double>& forward_magnitude,
-                             const Tensor3<double>& inverse_magnitude, const CoefficientSet<T>& c) {
+                             const Tensor3<double>& inverse_magnitude, const CoefficientSet<T>& c, unsigned threads = 1) {
   double defect = 1.0;
   for (double d : c.defects) defect *= 1.0 + d;
-  const Tensor3<double> through_x = absolute_transform_of_magnitude(forward_magnitude, c.inverse);
+  const Tensor3<double> through_x = absolute_transform_of_magnitude(forward_magnitude, c.inverse, threads);
   return compare_round_trip(x_hat, x, inverse_magnitude, through_x, defect - 1.0);
 }
 

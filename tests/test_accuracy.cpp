@@ -63,3 +63,33 @@ TEST_CASE("the first wrong stage is found from the stages' partial results", "[s
   partials[2] = mode_product(partials[1], c, 2);
   CHECK(first_wrong_stage(x, partials, {c, c, c}, modes) == 2);
 }
+
+namespace {
+
+template <class T>
+Matrix<T> random_matrix(std::size_t rows, std::size_t cols) {
+  return Matrix<T>::Random(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("the golden and magnitude transforms on several threads give the one-thread bits", "[sim][accuracy]",
+                   float, double, std::complex<float>, std::complex<double>) {
+  using T = TestType;
+  // Extents where the threads' column parts end off Eigen's register panels, mode-3 products
+  // too narrow to split, and a cube as the runs have it; output extents differ from the input's.
+  for (const Extents3 n : {Extents3{33, 40, 70}, Extents3{130, 7, 48}, Extents3{48, 70, 100}, Extents3{64, 64, 64}}) {
+    Tensor3<T> x(n);
+    x.values().assign(x.size(), T{});
+    const Matrix<T> flat = random_matrix<T>(x.size(), 1);
+    std::copy(flat.data(), flat.data() + flat.size(), x.data());
+    const std::array<Matrix<T>, 3> m{random_matrix<T>(n[0], n[1]), random_matrix<T>(n[1], n[2]), random_matrix<T>(n[2], n[0])};
+    const Tensor3<T> one = golden_transform(x, m);
+    const Tensor3<double> one_magnitude = absolute_transform(x, m);
+    for (const unsigned threads : {2u, 3u, 5u}) {
+      INFO(n[0] << " x " << n[1] << " x " << n[2] << " on " << threads << " threads");
+      CHECK(golden_transform(x, m, threads) == one);  // every word, exactly
+      CHECK(absolute_transform(x, m, threads) == one_magnitude);
+    }
+  }
+}
