@@ -7,8 +7,10 @@
 #include <array>
 #include <stdexcept>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/dense_product.hpp"
 #include "kernels/tensor3.hpp"
 
 namespace torus {
@@ -68,37 +70,61 @@ void mode_product_accumulate(Tensor3<T>& acc, const Tensor3<T>& x, const Matrix<
   mode_product_accumulate(acc.data(), acc.extents(), x.data(), x.extents(), coefficient.data(), mode);
 }
 
-// The same on `threads` threads, with every word's bits the one-thread product's: each thread
-// computes whole columns of the product's matrix form (mode 1: the lines (j, l) of acc; mode 2:
-// whole slices l, each its own product anyway; mode 3: columns of C), and a column's words come
-// out of Eigen alike whatever columns it is computed with, as long as the parts start at
-// multiples of `column_step` (where Eigen's register panels of columns start too) and are wide
-// enough that Eigen takes its blocked product for each (narrower products it computes
-// otherwise). Smaller products run on one thread.
+// out = x x_mode C for the columns first..last of the product's matrix form (mode 1: the lines
+// (j, l) of out; mode 2: whole slices l; mode 3: columns of C), `out` zero before. Double takes
+// kernels/dense_product.hpp (the same bits on every processor); the other scalars Eigen.
 template <class T>
-void mode_product_accumulate(Tensor3<T>& acc, const Tensor3<T>& x, const Matrix<T>& coefficient, int mode,
-                             unsigned threads) {
-  constexpr std::size_t column_step = 16, narrowest = 2 * column_step;
-  check_mode_product(acc, x, coefficient, mode);
-  const Extents3& ae = acc.extents();
+void mode_product_columns(Tensor3<T>& out, const Tensor3<T>& x, const Matrix<T>& coefficient, int mode, std::size_t first,
+                          std::size_t last) {
+  const Extents3& ae = out.extents();
   const Extents3& xe = x.extents();
-  const std::size_t columns = mode == 1 ? ae[1] * ae[2] : ae[2];
-  const std::size_t step = mode == 2 ? 1 : column_step, least = mode == 2 ? 1 : narrowest;
-  const auto parts = static_cast<unsigned>(std::min<std::size_t>(threads, columns / least));
-  if (parts <= 1) return mode_product_accumulate(acc.data(), ae, x.data(), xe, coefficient.data(), mode);
-  const auto i = [](std::size_t v) { return static_cast<Eigen::Index>(v); };
-  const auto part = [&](std::size_t first, std::size_t last) {
-    if (mode == 3) {  // every part reads all of x and its own columns of C
-      Eigen::Map<Matrix<T>>(acc.data() + ae[0] * ae[1] * first, i(ae[0] * ae[1]), i(last - first)).noalias() +=
-          Eigen::Map<const Matrix<T>>(x.data(), i(xe[0] * xe[1]), i(xe[2])) * coefficient.middleCols(i(first), i(last - first));
+  const std::size_t plane = ae[0] * ae[1], x_plane = xe[0] * xe[1], width = last - first;
+  if constexpr (std::is_same_v<T, double>) {
+    if (mode == 1)  // A = C transposed (reused for every line), B = the lines of x
+      return dense_product(ae[0], width, xe[0], coefficient.data(), xe[0], 1, x.data() + xe[0] * first, xe[0],
+                           out.data() + ae[0] * first, ae[0], true);
+    if (mode == 2) {  // per slice: A = the slice of x (reused), B = C
+      for (std::size_t l = first; l < last; ++l)
+        dense_product(ae[0], ae[1], xe[1], x.data() + x_plane * l, 1, xe[0], coefficient.data(), xe[1], out.data() + plane * l,
+                      ae[0], true);
       return;
     }
-    const std::size_t acc_column = mode == 1 ? ae[0] : ae[0] * ae[1], x_column = mode == 1 ? xe[0] : xe[0] * xe[1];
-    const Extents3 a_part = mode == 1 ? Extents3{ae[0], last - first, 1} : Extents3{ae[0], ae[1], last - first};
-    const Extents3 x_part = mode == 1 ? Extents3{xe[0], last - first, 1} : Extents3{xe[0], xe[1], last - first};
-    mode_product_accumulate(acc.data() + acc_column * first, a_part, x.data() + x_column * first, x_part,
-                            coefficient.data(), mode);
-  };
+    // A = x as (n1 n2) x n3, the long operand, B = the columns of C
+    return dense_product(plane, width, xe[2], x.data(), 1, x_plane, coefficient.data() + xe[2] * first, xe[2],
+                         out.data() + plane * first, plane, false);
+  } else {
+    if (first == 0 && last == (mode == 1 ? ae[1] * ae[2] : ae[2]))  // the whole product, as Eigen has always computed it
+      return mode_product_accumulate(out.data(), ae, x.data(), xe, coefficient.data(), mode);
+    const auto i = [](std::size_t v) { return static_cast<Eigen::Index>(v); };
+    if (mode == 3) {  // every part reads all of x and its own columns of C
+      Eigen::Map<Matrix<T>>(out.data() + plane * first, i(plane), i(width)).noalias() +=
+          Eigen::Map<const Matrix<T>>(x.data(), i(x_plane), i(xe[2])) * coefficient.middleCols(i(first), i(width));
+      return;
+    }
+    const std::size_t out_column = mode == 1 ? ae[0] : plane, x_column = mode == 1 ? xe[0] : x_plane;
+    const Extents3 out_part = mode == 1 ? Extents3{ae[0], width, 1} : Extents3{ae[0], ae[1], width};
+    const Extents3 x_part = mode == 1 ? Extents3{xe[0], width, 1} : Extents3{xe[0], xe[1], width};
+    mode_product_accumulate(out.data() + out_column * first, out_part, x.data() + x_column * first, x_part, coefficient.data(),
+                            mode);
+  }
+}
+
+// out = x x_mode C (`out` zero before) on `threads` threads, with every word's bits the
+// one-thread product's: each thread computes whole columns of the product's matrix form
+// (mode_product_columns). Eigen gives a column's words alike whatever columns it is computed
+// with, as long as the parts start at multiples of `column_step` (where its register panels of
+// columns start too) and are wide enough that it takes its blocked product for each (narrower
+// products it computes otherwise); double's own product gives every word alike anyway. Smaller
+// products run on one thread.
+template <class T>
+void mode_product_into(Tensor3<T>& out, const Tensor3<T>& x, const Matrix<T>& coefficient, int mode, unsigned threads) {
+  constexpr std::size_t column_step = 16, narrowest = 2 * column_step;
+  check_mode_product(out, x, coefficient, mode);
+  const Extents3& ae = out.extents();
+  const std::size_t columns = mode == 1 ? ae[1] * ae[2] : ae[2];
+  const std::size_t step = mode == 2 ? 1 : column_step, least = mode == 2 ? 1 : narrowest;
+  const auto parts = std::max(1u, static_cast<unsigned>(std::min<std::size_t>(threads, columns / least)));
+  const auto part = [&](std::size_t first, std::size_t last) { mode_product_columns(out, x, coefficient, mode, first, last); };
   std::vector<std::jthread> workers;
   std::size_t first = 0;
   for (unsigned p = 1; p < parts; ++p) {
@@ -114,7 +140,7 @@ Tensor3<T> mode_product(const Tensor3<T>& x, const Matrix<T>& coefficient, int m
   Extents3 extents = x.extents();
   extents[static_cast<std::size_t>(mode - 1)] = static_cast<std::size_t>(coefficient.cols());
   Tensor3<T> out(extents);
-  mode_product_accumulate(out, x, coefficient, mode, threads);
+  mode_product_into(out, x, coefficient, mode, threads);
   return out;
 }
 

@@ -3,6 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "kernels/dense_product.hpp"
 #include "kernels/mode_product.hpp"
 #include "kernels/transform.hpp"
 #include "sim/accuracy.hpp"
@@ -91,5 +96,37 @@ TEMPLATE_TEST_CASE("the golden and magnitude transforms on several threads give 
       CHECK(golden_transform(x, m, threads) == one);  // every word, exactly
       CHECK(absolute_transform(x, m, threads) == one_magnitude);
     }
+  }
+}
+
+TEST_CASE("the golden reference's double product is each word's products added in order, on every path",
+          "[sim][accuracy]") {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  // Sizes off the tiles (8 rows, 4 columns) and on them, A by rows or by columns, reused or not.
+  for (const auto& [m, n, r_len] : {std::tuple{37, 13, 29}, std::tuple{64, 32, 48}, std::tuple{5, 3, 7}, std::tuple{16, 9, 1}}) {
+    for (const bool by_rows : {false, true})
+      for (const bool reused : {false, true}) {
+        std::vector<double> a(static_cast<std::size_t>(m * r_len)), b(static_cast<std::size_t>(r_len * n));
+        for (double& v : a) v = u(rng);
+        for (double& v : b) v = u(rng);
+        const std::size_t a_i = by_rows ? static_cast<std::size_t>(r_len) : 1, a_r = by_rows ? 1 : static_cast<std::size_t>(m);
+        std::vector<double> fast(static_cast<std::size_t>(m * n), 7.0), portable = fast, expected(fast.size());
+        for (std::size_t j = 0; j < static_cast<std::size_t>(n); ++j)
+          for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i) {
+            volatile double acc = 0;  // each product and each sum rounded, in increasing r
+            for (std::size_t r = 0; r < static_cast<std::size_t>(r_len); ++r) {
+              volatile double product = a[a_i * i + a_r * r] * b[r + static_cast<std::size_t>(r_len) * j];
+              acc = acc + product;
+            }
+            expected[i + static_cast<std::size_t>(m) * j] = acc;
+          }
+        const auto mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n), rr = static_cast<std::size_t>(r_len);
+        dense_product(mm, nn, rr, a.data(), a_i, a_r, b.data(), rr, fast.data(), mm, reused);
+        dense_product_portable(mm, nn, rr, a.data(), a_i, a_r, b.data(), rr, portable.data(), mm);
+        INFO(m << " x " << n << " by " << r_len << (by_rows ? ", A by rows" : "") << (reused ? ", A reused" : ""));
+        CHECK(fast == expected);  // every word, exactly
+        CHECK(portable == expected);
+      }
   }
 }
