@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <sys/resource.h>
+#include <thread>
 
 #include "models/chrome_trace.hpp"
 #include "models/engine.hpp"
@@ -108,13 +109,21 @@ template <class T>
 using GatherOutput = std::function<Tensor3<T>(const std::string& name, std::vector<OutputBlock>* layout)>;
 
 // Every output of `program` read off the node buffers at once, so that they can be freed before
-// the golden check (which holds several tensors of its own).
+// the golden check (which holds several tensors of its own); the outputs shared among `threads`
+// threads (`words` only reads).
 template <class T>
-GatherOutput<T> gather_all(const Program& program, const BufferWords<T>& words) {
+GatherOutput<T> gather_all(const Program& program, const BufferWords<T>& words, unsigned threads) {
   auto outputs = std::make_shared<std::map<std::string, std::pair<Tensor3<T>, std::vector<OutputBlock>>>>();
-  for (const ProgramOutput& out : program.outputs) {
-    auto& [tensor, layout] = (*outputs)[out.name];
-    tensor = gather_output<T>(program, out, words, &layout);
+  std::vector<std::pair<Tensor3<T>, std::vector<OutputBlock>>*> slots;
+  for (const ProgramOutput& out : program.outputs) slots.push_back(&(*outputs)[out.name]);
+  const auto gather_from = [&](std::size_t first) {
+    for (std::size_t i = first; i < slots.size(); i += std::max(1u, threads))
+      slots[i]->first = gather_output<T>(program, program.outputs[i], words, &slots[i]->second);
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (unsigned t = 1; t < threads && t < slots.size(); ++t) workers.emplace_back(gather_from, t);
+    gather_from(0);
   }
   return [outputs](const std::string& name, std::vector<OutputBlock>* layout) {
     const auto& [tensor, where] = outputs->at(name);
@@ -233,7 +242,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
     return gather_output<T>(holder, *holder.output(name), words, layout);
   };
   if (computed) {
-    gather = gather_all<T>(holder, words);
+    gather = gather_all<T>(holder, words, machine.host_threads());
     computed.reset();
   }
   Tensor3<T> input = host.input, result, y_hat;
@@ -257,7 +266,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   }
   // Forward then inverse: the golden checks' magnitudes are |C| |x| and |D| |y_hat|.
   if (values && run.runs_forward() && run.runs_inverse())
-    report.round_trip = round_trip_error(result, host.input, magnitudes[0], magnitudes[1], c);
+    report.round_trip = round_trip_error(result, host.input, magnitudes[0], magnitudes[1], c, machine.host_threads());
   report.timing->peak_memory_bytes = peak_resident_bytes();  // values and their check included
   return result;
 }

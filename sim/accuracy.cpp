@@ -36,17 +36,17 @@ double three_stage_factor(std::size_t n, double unit_roundoff, bool complex_data
 
 template <class T>
 Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>& magnitude,
-                                                const std::array<Matrix<T>, 3>& per_axis) {
+                                                const std::array<Matrix<T>, 3>& per_axis, unsigned threads) {
   std::array<Matrix<double>, 3> absolute;
   for (std::size_t a = 0; a < 3; ++a) absolute[a] = per_axis[a].cwiseAbs().template cast<double>();
-  return golden_transform(magnitude, absolute);
+  return golden_transform(magnitude, absolute, threads);
 }
 
 template <class T>
-Tensor3<double> absolute_transform(const Tensor3<T>& x, const std::array<Matrix<T>, 3>& per_axis) {
+Tensor3<double> absolute_transform(const Tensor3<T>& x, const std::array<Matrix<T>, 3>& per_axis, unsigned threads) {
   Tensor3<double> magnitude(x.extents());
   for (std::size_t i = 0; i < x.size(); ++i) magnitude.data()[i] = static_cast<double>(std::abs(x.data()[i]));
-  return absolute_transform_of_magnitude(magnitude, per_axis);
+  return absolute_transform_of_magnitude(magnitude, per_axis, threads);
 }
 
 namespace {
@@ -146,14 +146,14 @@ double inverse_defect(const Matrix<T>& forward, const Matrix<T>& inverse) {
   return static_cast<double>(worst);
 }
 
-template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<float>, 3>&);
-template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<double>, 3>&);
-template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<std::complex<float>>, 3>&);
-template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<std::complex<double>>, 3>&);
-template Tensor3<double> absolute_transform(const Tensor3<float>&, const std::array<Matrix<float>, 3>&);
-template Tensor3<double> absolute_transform(const Tensor3<double>&, const std::array<Matrix<double>, 3>&);
-template Tensor3<double> absolute_transform(const Tensor3<std::complex<float>>&, const std::array<Matrix<std::complex<float>>, 3>&);
-template Tensor3<double> absolute_transform(const Tensor3<std::complex<double>>&, const std::array<Matrix<std::complex<double>>, 3>&);
+template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<float>, 3>&, unsigned);
+template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<double>, 3>&, unsigned);
+template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<std::complex<float>>, 3>&, unsigned);
+template Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>&, const std::array<Matrix<std::complex<double>>, 3>&, unsigned);
+template Tensor3<double> absolute_transform(const Tensor3<float>&, const std::array<Matrix<float>, 3>&, unsigned);
+template Tensor3<double> absolute_transform(const Tensor3<double>&, const std::array<Matrix<double>, 3>&, unsigned);
+template Tensor3<double> absolute_transform(const Tensor3<std::complex<float>>&, const std::array<Matrix<std::complex<float>>, 3>&, unsigned);
+template Tensor3<double> absolute_transform(const Tensor3<std::complex<double>>&, const std::array<Matrix<std::complex<double>>, 3>&, unsigned);
 template ErrorReport compare_to_golden(const Tensor3<float>&, const Tensor3<float>&, const Tensor3<double>&, int);
 template ErrorReport compare_to_golden(const Tensor3<double>&, const Tensor3<double>&, const Tensor3<double>&, int);
 template ErrorReport compare_to_golden(const Tensor3<std::complex<float>>&, const Tensor3<std::complex<float>>&, const Tensor3<double>&, int);

@@ -41,13 +41,14 @@ struct ErrorReport {
   bool within_tolerance() const { return !has_failure; }
 };
 
-// Per-element bound magnitude: the transform of |x| by the entrywise |M_a|, in double.
+// Per-element bound magnitude: the transform of |x| by the entrywise |M_a|, in double (on
+// `threads` threads, the same bits: golden_transform).
 template <class T>
-Tensor3<double> absolute_transform(const Tensor3<T>& x, const std::array<Matrix<T>, 3>& per_axis);
+Tensor3<double> absolute_transform(const Tensor3<T>& x, const std::array<Matrix<T>, 3>& per_axis, unsigned threads = 1);
 // The same for a magnitude that is already non-negative and in double (e.g. |C||x|).
 template <class T>
 Tensor3<double> absolute_transform_of_magnitude(const Tensor3<double>& magnitude,
-                                                const std::array<Matrix<T>, 3>& per_axis);
+                                                const std::array<Matrix<T>, 3>& per_axis, unsigned threads = 1);
 
 // Forward or inverse result against the golden reference computed with the same rounded
 // coefficients: both round, so tolerance_i = 2 F (|M| |x|)_i with F = three_stage_factor.

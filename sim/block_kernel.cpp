@@ -1,5 +1,6 @@
 #include "sim/block_kernel.hpp"
 
+#include <array>
 #include <cmath>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -50,28 +51,49 @@ struct Avx<float> {
   [[gnu::target("fma"), gnu::always_inline]] static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
 };
 
+// One tile of C, two registers tall and four columns wide, its eight accumulators named so that
+// GCC keeps them in registers (an array of them it spills to the stack in the loop over r).
+template <class T>
+[[gnu::target("fma"), gnu::always_inline]] inline void avx_tile(std::size_t r_len, const T* a, std::size_t lda, const T* b,
+                                                                 std::size_t ldb, T* c, std::size_t ldc) {
+  using X = Avx<T>;
+  using V = typename X::V;
+  constexpr std::size_t l = X::lanes;
+  T* const c0 = c;
+  T* const c1 = c + ldc;
+  T* const c2 = c + 2 * ldc;
+  T* const c3 = c + 3 * ldc;
+  V t0 = X::load(c0), u0 = X::load(c0 + l), t1 = X::load(c1), u1 = X::load(c1 + l);
+  V t2 = X::load(c2), u2 = X::load(c2 + l), t3 = X::load(c3), u3 = X::load(c3 + l);
+  const T* const b1 = b + ldb;
+  const T* const b2 = b + 2 * ldb;
+  const T* const b3 = b + 3 * ldb;
+  for (std::size_t r = 0; r < r_len; ++r, a += lda) {
+    const V top = X::load(a), bottom = X::load(a + l);
+    V f = X::splat(b + r);
+    t0 = X::fma(top, f, t0);
+    u0 = X::fma(bottom, f, u0);
+    f = X::splat(b1 + r);
+    t1 = X::fma(top, f, t1);
+    u1 = X::fma(bottom, f, u1);
+    f = X::splat(b2 + r);
+    t2 = X::fma(top, f, t2);
+    u2 = X::fma(bottom, f, u2);
+    f = X::splat(b3 + r);
+    t3 = X::fma(top, f, t3);
+    u3 = X::fma(bottom, f, u3);
+  }
+  X::store(c0, t0), X::store(c0 + l, u0), X::store(c1, t1), X::store(c1 + l, u1);
+  X::store(c2, t2), X::store(c2 + l, u2), X::store(c3, t3), X::store(c3 + l, u3);
+}
+
 template <class T>
 [[gnu::target("fma")]] void avx_product(std::size_t m, std::size_t n, std::size_t r_len, const T* a, std::size_t lda,
                                         const T* b, std::size_t ldb, T* c, std::size_t ldc) {
-  using X = Avx<T>;
-  constexpr std::size_t rows = 2 * X::lanes, cols = 4;
+  constexpr std::size_t rows = 2 * Avx<T>::lanes, cols = 4;
   const std::size_t m_tiled = m - m % rows, n_tiled = n - n % cols;
   for (std::size_t j = 0; j < n_tiled; j += cols)
-    for (std::size_t i = 0; i < m_tiled; i += rows) {
-      typename X::V acc[cols][2];
-      for (std::size_t y = 0; y < cols; ++y)
-        for (std::size_t h = 0; h < 2; ++h) acc[y][h] = X::load(c + i + h * X::lanes + ldc * (j + y));
-      for (std::size_t r = 0; r < r_len; ++r) {
-        const typename X::V top = X::load(a + i + lda * r), bottom = X::load(a + i + X::lanes + lda * r);
-        for (std::size_t y = 0; y < cols; ++y) {
-          const typename X::V factor = X::splat(b + r + ldb * (j + y));
-          acc[y][0] = X::fma(top, factor, acc[y][0]);
-          acc[y][1] = X::fma(bottom, factor, acc[y][1]);
-        }
-      }
-      for (std::size_t y = 0; y < cols; ++y)
-        for (std::size_t h = 0; h < 2; ++h) X::store(c + i + h * X::lanes + ldc * (j + y), acc[y][h]);
-    }
+    for (std::size_t i = 0; i < m_tiled; i += rows) avx_tile(r_len, a + i, lda, b + ldb * j, ldb, c + i + ldc * j, ldc);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t i = (j < n_tiled ? m_tiled : 0); i < m; ++i) {
       T sum = c[i + ldc * j];
@@ -145,10 +167,15 @@ template <class T, bool a_operand>
 template <class T>
 [[gnu::always_inline]] inline void mode1(const KernelSpec& k, T* acc, const T* op, const T* coef, bool vector_units) {
   const std::size_t a0 = k.accumulator[0], lines = k.accumulator[1] * k.accumulator[2], r_len = k.reduction();
-  std::vector<T> by_input(r_len * a0);
+  // On the stack for blocks up to 16 x 16 coefficients: a heap block per compute costs as
+  // much as a small block's arithmetic.
+  constexpr std::size_t on_stack = 256;
+  std::array<T, on_stack> small;
+  std::vector<T> large(r_len * a0 > on_stack ? r_len * a0 : 0);
+  T* const by_input = large.empty() ? small.data() : large.data();
   for (std::size_t i = 0; i < a0; ++i)
     for (std::size_t r = 0; r < r_len; ++r) by_input[i + a0 * r] = coef[r + r_len * i];
-  product<T, false>(a0, lines, r_len, by_input.data(), a0, op, r_len, acc, a0, vector_units);
+  product<T, false>(a0, lines, r_len, by_input, a0, op, r_len, acc, a0, vector_units);
 }
 
 // Mode 2: per index z of axis 3, C = acc's a0 x a1 slice, A = the operand's a0 x R slice,

@@ -15,11 +15,12 @@
 #include <fmt/format.h>
 
 #include "sim/block_kernel.hpp"
+#include "sim/lockstep_plan.hpp"
 
 namespace torus {
 namespace {
 
-constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t none = no_message;
 
 template <class T>
 struct NodeWork {
@@ -34,17 +35,18 @@ class Lockstep {
       : q_(q), blocks_(blocks), host_(host), tasks_(q.nodes.front().tasks), threads_(std::max(1u, threads)) {}
 
   NodeBuffers<T> run() {
-    prepare();
     const std::size_t count = nodes();
     const unsigned threads = static_cast<unsigned>(std::clamp<std::size_t>(threads_, 1, count));
-    std::barrier sync(threads, [this]() noexcept { between_groups(); });
+    prepare(threads);
+    std::barrier sync(threads, [this]() noexcept { next_unit_.store(0, std::memory_order_relaxed); });
     const auto work = [&](unsigned t) {
-      for (std::size_t g = 0; g + 1 < group_start_.size(); ++g) {
-        if (!failed_.load(std::memory_order_relaxed))
-          for (std::size_t n = t * count / threads, end = (t + 1) * count / threads; n < end; ++n) {
-            if (n + 1 < end) prefetch(g, n + 1);
-            for (std::size_t k = group_start_[g]; k < group_start_[g + 1]; ++k) execute(n, k);
-          }
+      for (const LockstepPhase& phase : plan_.phases) {
+        if (phase.units() == 0) {
+          if (!failed_.load(std::memory_order_relaxed)) run_nodes(phase.first_group, t * count / threads, (t + 1) * count / threads);
+        } else {
+          for (std::size_t u; (u = next_unit_.fetch_add(1, std::memory_order_relaxed)) < phase.units();)
+            run_component(phase, u);
+        }
         sync.arrive_and_wait();
       }
     };
@@ -61,9 +63,30 @@ class Lockstep {
  private:
   std::size_t nodes() const { return q_.shape.node_count(); }
 
+  // Group g on the nodes first..end, one node after the other.
+  void run_nodes(std::size_t g, std::size_t first, std::size_t end) {
+    for (std::size_t n = first; n < end; ++n) {
+      if (n + 1 < end) prefetch(g, n + 1);
+      for (std::size_t k = plan_.group_start[g]; k < plan_.group_start[g + 1]; ++k) execute(n, k);
+    }
+  }
+
+  // Every group of the phase on one component's nodes: its blocks stay in cache across them.
+  void run_component(const LockstepPhase& phase, std::size_t unit) {
+    const std::uint32_t* const first = phase.order.data() + phase.unit_start[unit];
+    const std::size_t size = phase.unit_start[unit + 1] - phase.unit_start[unit];
+    for (std::size_t g = phase.first_group; g < phase.end_group; ++g) {
+      if (failed_.load(std::memory_order_relaxed)) return;
+      for (std::size_t i = 0; i < size; ++i) {
+        if (i + 1 < size) prefetch(g, first[i + 1]);
+        for (std::size_t k = plan_.group_start[g]; k < plan_.group_start[g + 1]; ++k) execute(first[i], k);
+      }
+    }
+  }
+
   // ---- setup ----
-  void prepare() {
-    if (!q_.translation_quotient || q_.nodes.size() != 1) throw std::logic_error("execute_quotient needs a translation quotient");
+  void prepare(unsigned threads) {
+    plan_ = plan_lockstep(q_, threads);
     if (blocks_.size() != nodes()) throw std::logic_error("execute_quotient: node blocks for every node are needed");
     if (std::any_of(tasks_.begin(), tasks_.end(), [](const Task& t) { return t.kind == TaskKind::Fft; }))
       throw std::logic_error("execute_quotient: the quotient has FFT tasks, which it does not run; compute the values "
@@ -72,15 +95,9 @@ class Lockstep {
     for (const QuotientNodeBlocks& b : blocks_)
       if (b.loads.size() != loads || b.outputs.size() != q_.outputs.size())
         throw std::logic_error("execute_quotient: a node's blocks do not match the quotient's loads and outputs");
-    sent_at_.assign(q_.messages.size(), none);
-    dropped_.assign(q_.messages.size(), false);
     moves_.assign(tasks_.size(), false);
-    for (std::size_t k = 0; k < tasks_.size(); ++k) {
-      const Task& t = tasks_[k];
-      if (t.kind == TaskKind::Send) sent_at_[t.message] = static_cast<std::uint32_t>(k);
-      if (t.kind == TaskKind::Receive && t.buffer == no_buffer) dropped_[t.message] = true;
-      if (t.kind == TaskKind::Send) moves_[k] = dead_after(k, t.buffer);
-    }
+    for (std::size_t k = 0; k < tasks_.size(); ++k)
+      if (tasks_[k].kind == TaskKind::Send) moves_[k] = dead_after(k, tasks_[k].buffer);
     const std::vector<BufferSpec>& specs = q_.nodes.front().buffers;
     buffers_.resize(nodes());
     work_.resize(nodes());
@@ -89,15 +106,7 @@ class Lockstep {
     pending_.assign(nodes() * specs.size(), none);
     per_node_ = specs.size();
     for (std::size_t n = 0; n < nodes(); ++n) coords_.push_back(q_.shape.coord_of(n));
-    for (const Message& m : q_.messages) {
-      NodeCoord at{0, 0, 0};
-      for (const Direction d : m.route) at = q_.shape.ring_neighbour(at, d);
-      reach_.push_back(at);
-    }
-    inbox_.resize(q_.messages.size());
-    outstanding_ = std::make_unique<std::atomic<std::size_t>[]>(q_.messages.size());
-    plan_groups();
-    prepare_inboxes(0);
+    mailbox_.resize(nodes() * plan_.slots);
   }
 
   // Where a message from `from` arrives: its route moves every copy by the same offset.
@@ -135,70 +144,23 @@ class Lockstep {
                         [&](const ProgramOutput& o) { return !o.buffer.empty() && o.buffer.front() == buffer; });
   }
 
-  // Groups of consecutive tasks a node runs in one go: a group ends before a task that needs
-  // a message sent within it, so every message a group takes was sent in an earlier group
-  // (on another thread, maybe) and every node's group runs on its own words alone. Which
-  // messages a task takes is the same on every node: it follows the list alone.
-  void plan_groups() {
-    std::vector<std::uint32_t> pending(q_.nodes.front().buffers.size(), none);
-    std::size_t start = 0;
-    group_start_ = {0};
-    start_of_.assign(tasks_.size(), 0);
-    const auto touch = [&](std::size_t k, std::uint32_t buffer) {
-      const std::uint32_t m = pending[buffer];
-      pending[buffer] = none;
-      if (m == none || sent_at_[m] == none || sent_at_[m] < start || sent_at_[m] >= k) return;  // late: ready() names it
-      start = k;
-      group_start_.push_back(k);
-    };
-    for (std::size_t k = 0; k < tasks_.size(); ++k) {
-      const Task& t = tasks_[k];
-      if (t.kind == TaskKind::Compute) {
-        for (const std::uint32_t b : {t.buffer, t.operand, t.coefficient}) touch(k, b);
-      } else if (t.buffer != no_buffer) {
-        touch(k, t.buffer);
-      }
-      start_of_[k] = static_cast<std::uint32_t>(start);
-      for (const std::uint32_t b : {t.buffer, t.operand, t.coefficient})
-        if (b != no_buffer && t.kind != TaskKind::Receive) touched_.resize(group_start_.size()), touched_.back().push_back(b);
-      if (t.kind == TaskKind::Receive && t.buffer != no_buffer && !(sent_at_[t.message] < start)) pending[t.buffer] = t.message;
-    }
-    group_start_.push_back(tasks_.size());
-  }
-
   // The words node n is about to read in group g, asked of memory while the node before it
   // computes: a node's blocks lie apart in memory, so the hardware does not guess them.
   void prefetch(std::size_t g, std::size_t n) const {
-    if (g >= touched_.size()) return;
-    for (const std::uint32_t b : touched_[g]) {
+    if (g >= plan_.touched.size()) return;
+    for (const std::uint32_t b : plan_.touched[g]) {
       const std::uint32_t m = pending_[n * per_node_ + b];
-      const std::vector<T>& words = m == none ? buffers_[n][b] : inbox_[m][n];
+      const std::vector<T>& words = m == none ? buffers_[n][b] : mailbox(n, m);
       const char* bytes = reinterpret_cast<const char*>(words.data());
       for (std::size_t at = 0; at < words.size() * sizeof(T); at += 64) __builtin_prefetch(bytes + at);
     }
   }
 
-  std::size_t start_of(std::size_t k) const { return k < tasks_.size() ? start_of_[k] : tasks_.size(); }
+  std::size_t start_of(std::size_t k) const { return k < tasks_.size() ? plan_.start_of[k] : tasks_.size(); }
 
-  // Between two groups, on one thread: the slots the next group sends into, and the slots
-  // every copy of a message has left.
-  void between_groups() {
-    ++group_;
-    if (group_ + 1 < group_start_.size()) prepare_inboxes(group_);
-    for (const std::uint32_t m : open_)
-      if (outstanding_[m].load(std::memory_order_relaxed) == 0) std::vector<std::vector<T>>().swap(inbox_[m]);
-    std::erase_if(open_, [&](std::uint32_t m) { return inbox_[m].empty(); });
-  }
-
-  void prepare_inboxes(std::size_t group) {
-    for (std::size_t k = group_start_[group]; k < group_start_[group + 1]; ++k) {
-      const Task& t = tasks_[k];
-      if (t.kind != TaskKind::Send || dropped_[t.message]) continue;
-      inbox_[t.message].resize(nodes());
-      outstanding_[t.message].store(nodes(), std::memory_order_relaxed);
-      open_.push_back(t.message);
-    }
-  }
+  // Node n's copy of message m, until n takes it.
+  std::vector<T>& mailbox(std::size_t n, std::uint32_t m) { return mailbox_[n * plan_.slots + plan_.slot[m]]; }
+  const std::vector<T>& mailbox(std::size_t n, std::uint32_t m) const { return mailbox_[n * plan_.slots + plan_.slot[m]]; }
 
   // ---- one task on one node ----
   void execute(std::size_t n, std::size_t k) {
@@ -242,9 +204,9 @@ class Lockstep {
 
   void send(std::size_t n, std::size_t k, const Task& t) {
     ready(n, k, t.buffer);
-    if (dropped_[t.message]) return;
+    if (plan_.dropped[t.message]) return;
     const Message& m = q_.messages[t.message];
-    const NodeCoord at = shifted(coords_[n], reach_[t.message]);
+    const NodeCoord at = shifted(coords_[n], plan_.reach[t.message]);
     std::vector<T>& words = buffers_[n][t.buffer];
     std::vector<T> payload = take_spare(n, m.words);
     if (moves_[k]) {
@@ -253,29 +215,30 @@ class Lockstep {
     } else {
       payload.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(m.words));
     }
-    inbox_[t.message][q_.shape.index_of(at)] = std::move(payload);
+    mailbox(q_.shape.index_of(at), t.message) = std::move(payload);
   }
 
   void receive(std::size_t n, std::size_t k, const Task& t) {
     if (t.buffer == no_buffer) return;  // nothing is kept: its copies are never stored
     ready(n, k, t.buffer);
     pending_[n * per_node_ + t.buffer] = t.message;
-    if (sent_at_[t.message] < start_of(k)) take(n, t.buffer, t.message);
+    if (plan_.sent_at[t.message] < start_of(k)) take(n, t.buffer, t.message);
   }
 
   // A buffer with a posted receive gets its message before task k touches it.
   void ready(std::size_t n, std::size_t k, std::uint32_t buffer) {
     const std::uint32_t m = pending_[n * per_node_ + buffer];
     if (m == none) return;
-    if (sent_at_[m] == none || sent_at_[m] >= start_of(k))
+    const std::uint32_t sent = plan_.sent_at[m];
+    if (sent == none || sent >= start_of(k))
       throw std::logic_error(fmt::format("the translation quotient cannot run in lockstep: task {} touches buffer b{} before "
                                          "message {} is sent (task {})", k, buffer, m,
-                                         sent_at_[m] == none ? std::string("never") : std::to_string(sent_at_[m])));
+                                         sent == none ? std::string("never") : std::to_string(sent)));
     take(n, buffer, m);
   }
 
   void take(std::size_t n, std::uint32_t buffer, std::uint32_t m) {
-    std::vector<T>& payload = inbox_[m][n];
+    std::vector<T>& payload = mailbox(n, m);
     std::vector<T>& into = buffers_[n][buffer];
     if (payload.size() == into.size()) {
       payload.swap(into);
@@ -285,7 +248,6 @@ class Lockstep {
     work_[n].spare.push_back(std::move(payload));
     payload = std::vector<T>();
     pending_[n * per_node_ + buffer] = none;
-    outstanding_[m].fetch_sub(1, std::memory_order_relaxed);
   }
 
   // Storage for `words` words from the node's spares (their values are stale), or new.
@@ -311,22 +273,15 @@ class Lockstep {
   const HostData<T>& host_;
   const std::vector<Task>& tasks_;
   const unsigned threads_;
+  LockstepPlan plan_;
   NodeBuffers<T> buffers_;
   std::vector<NodeWork<T>> work_;
   std::vector<std::uint32_t> pending_;  // per node and buffer: the posted receive's message, or none
   std::size_t per_node_ = 0;            // buffers per node
   std::vector<NodeCoord> coords_;       // per node
-  std::vector<NodeCoord> reach_;        // per message: where node (0,0,0)'s copy arrives
-  std::vector<std::uint32_t> sent_at_;  // per message: the place of its send in the list
-  std::vector<bool> dropped_;           // per message: its receive keeps no words
   std::vector<bool> moves_;             // per task: a send that hands its buffer's storage over
-  std::vector<std::vector<std::vector<T>>> inbox_;  // per message, per receiving node: its copy
-  std::unique_ptr<std::atomic<std::size_t>[]> outstanding_;  // per message: copies not yet taken
-  std::vector<std::uint32_t> open_;     // messages with an inbox
-  std::vector<std::size_t> group_start_;  // the first task of each group, then the list's end
-  std::vector<std::uint32_t> start_of_;   // per task: the first task of its group
-  std::vector<std::vector<std::uint32_t>> touched_;  // per group: the buffers its tasks read or write
-  std::size_t group_ = 0;                 // the group running
+  std::vector<std::vector<T>> mailbox_; // per node and mailbox slot: a copy sent to it, not yet taken
+  std::atomic<std::size_t> next_unit_{0};  // the next component of a phase to run
   std::atomic<bool> failed_{false};
   std::mutex error_mutex_;
   std::size_t error_node_ = 0;

@@ -6,7 +6,9 @@
 // Because every node runs the same list, the nodes can run it in lockstep: a group of
 // consecutive tasks on all nodes (in parallel over `threads`, each node its whole group in
 // one go, so its blocks are fetched once), then the next group. A group ends before a task
-// that takes a message sent within it. The meaning of the task order is the one
+// that takes a message sent within it. Where the messages of several groups stay within
+// components of the torus (a stage's rolls within planes), each component runs those groups in
+// turn before the next, so its blocks stay in cache (sim/lockstep_plan.hpp). The meaning of the task order is the one
 // sim/program_executor.hpp states (a send snapshots its buffer; a posted receive fills its
 // buffer when a later task touches it). Lockstep is a legal order when every message is sent
 // at an earlier place in the list than the first task that needs it; in any Program that

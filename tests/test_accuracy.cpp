@@ -3,6 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "kernels/dense_product.hpp"
 #include "kernels/mode_product.hpp"
 #include "kernels/transform.hpp"
 #include "sim/accuracy.hpp"
@@ -62,4 +67,66 @@ TEST_CASE("the first wrong stage is found from the stages' partial results", "[s
   partials[1](4, 2, 1) += 1e-3;
   partials[2] = mode_product(partials[1], c, 2);
   CHECK(first_wrong_stage(x, partials, {c, c, c}, modes) == 2);
+}
+
+namespace {
+
+template <class T>
+Matrix<T> random_matrix(std::size_t rows, std::size_t cols) {
+  return Matrix<T>::Random(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("the golden and magnitude transforms on several threads give the one-thread bits", "[sim][accuracy]",
+                   float, double, std::complex<float>, std::complex<double>) {
+  using T = TestType;
+  // Extents where the threads' column parts end off Eigen's register panels, mode-3 products
+  // too narrow to split, and a cube as the runs have it; output extents differ from the input's.
+  for (const Extents3 n : {Extents3{33, 40, 70}, Extents3{130, 7, 48}, Extents3{48, 70, 100}, Extents3{64, 64, 64}}) {
+    Tensor3<T> x(n);
+    x.values().assign(x.size(), T{});
+    const Matrix<T> flat = random_matrix<T>(x.size(), 1);
+    std::copy(flat.data(), flat.data() + flat.size(), x.data());
+    const std::array<Matrix<T>, 3> m{random_matrix<T>(n[0], n[1]), random_matrix<T>(n[1], n[2]), random_matrix<T>(n[2], n[0])};
+    const Tensor3<T> one = golden_transform(x, m);
+    const Tensor3<double> one_magnitude = absolute_transform(x, m);
+    for (const unsigned threads : {2u, 3u, 5u}) {
+      INFO(n[0] << " x " << n[1] << " x " << n[2] << " on " << threads << " threads");
+      CHECK(golden_transform(x, m, threads) == one);  // every word, exactly
+      CHECK(absolute_transform(x, m, threads) == one_magnitude);
+    }
+  }
+}
+
+TEST_CASE("the golden reference's double product is each word's products added in order, on every path",
+          "[sim][accuracy]") {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  // Sizes off the tiles (8 rows, 4 columns) and on them, A by rows or by columns, reused or not.
+  for (const auto& [m, n, r_len] : {std::tuple{37, 13, 29}, std::tuple{64, 32, 48}, std::tuple{5, 3, 7}, std::tuple{16, 9, 1}}) {
+    for (const bool by_rows : {false, true})
+      for (const bool reused : {false, true}) {
+        std::vector<double> a(static_cast<std::size_t>(m * r_len)), b(static_cast<std::size_t>(r_len * n));
+        for (double& v : a) v = u(rng);
+        for (double& v : b) v = u(rng);
+        const std::size_t a_i = by_rows ? static_cast<std::size_t>(r_len) : 1, a_r = by_rows ? 1 : static_cast<std::size_t>(m);
+        std::vector<double> fast(static_cast<std::size_t>(m * n), 7.0), portable = fast, expected(fast.size());
+        for (std::size_t j = 0; j < static_cast<std::size_t>(n); ++j)
+          for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i) {
+            volatile double acc = 0;  // each product and each sum rounded, in increasing r
+            for (std::size_t r = 0; r < static_cast<std::size_t>(r_len); ++r) {
+              volatile double product = a[a_i * i + a_r * r] * b[r + static_cast<std::size_t>(r_len) * j];
+              acc = acc + product;
+            }
+            expected[i + static_cast<std::size_t>(m) * j] = acc;
+          }
+        const auto mm = static_cast<std::size_t>(m), nn = static_cast<std::size_t>(n), rr = static_cast<std::size_t>(r_len);
+        dense_product(mm, nn, rr, a.data(), a_i, a_r, b.data(), rr, fast.data(), mm, reused);
+        dense_product_portable(mm, nn, rr, a.data(), a_i, a_r, b.data(), rr, portable.data(), mm);
+        INFO(m << " x " << n << " by " << r_len << (by_rows ? ", A by rows" : "") << (reused ? ", A reused" : ""));
+        CHECK(fast == expected);  // every word, exactly
+        CHECK(portable == expected);
+      }
+  }
 }

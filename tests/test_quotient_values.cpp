@@ -10,6 +10,7 @@
 
 #include "sim/algorithm.hpp"
 #include "sim/block_kernel.hpp"
+#include "sim/lockstep_plan.hpp"
 #include "sim/micro_kernel.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/quotient_executor.hpp"
@@ -49,9 +50,12 @@ TEMPLATE_TEST_CASE("the loop kernel gives the bits of every micro-program of the
                    double, std::complex<float>, std::complex<double>) {
   using T = TestType;
   std::mt19937 rng(5);
-  std::uniform_int_distribution<std::size_t> edge(1, 11);
-  for (int trial = 0; trial < 60; ++trial) {
+  // Edges up to 11, and in the last trials up to 20: float tiles of 16 rows, and mode-1
+  // coefficients beyond the kernel's stack buffer of 256 words.
+  std::uniform_int_distribution<std::size_t> small_edge(1, 11), large_edge(12, 20);
+  for (int trial = 0; trial < 66; ++trial) {
     const int mode = 1 + trial % 3;
+    const auto edge = [&](std::mt19937& r) { return trial < 60 ? small_edge(r) : large_edge(r); };
     KernelSpec k{"k", mode, {edge(rng), edge(rng), edge(rng)}, {}};
     k.operand = k.accumulator;
     k.operand[static_cast<std::size_t>(mode - 1)] = edge(rng);  // the reduction length
@@ -168,4 +172,45 @@ TEST_CASE("a quotient whose message is needed before it is sent is refused, not 
   const HostData<double> host{x, {{c, c, c}}, {}};
   CHECK_THROWS_WITH(execute_quotient(q, blocks, host, 2),
                     Catch::Contains("cannot run in lockstep: task 3 touches buffer b1 before message 0 is sent (task 4)"));
+}
+
+TEST_CASE("the lockstep plan runs the stages plane by plane, every copy sent in a phase staying in its component",
+          "[quotient][executor]") {
+  const Directions both{TransformDirection::Forward, TransformDirection::Inverse};
+  const TransformProblem pr = problem(4, 1, "+-+", both);
+  const Program q = make_algorithm("orbital")->build_quotient(pr);
+  const auto shifted = [&](const NodeCoord& c, const NodeCoord& d) {
+    return q.shape.index_of({(c.q + d.q) % 4, (c.r + d.r) % 4, (c.s + d.s) % 4});
+  };
+  for (const unsigned threads : {1u, 2u}) {
+    INFO(threads << " threads");
+    const LockstepPlan plan = plan_lockstep(q, threads);
+    const std::size_t groups = plan.group_start.size() - 1;
+    std::size_t covered = 0, in_planes = 0;
+    for (const LockstepPhase& phase : plan.phases) {
+      CHECK(phase.first_group == covered);
+      covered = phase.end_group;
+      if (phase.units() == 0) {
+        CHECK(phase.end_group == phase.first_group + 1);
+        continue;
+      }
+      in_planes += phase.end_group - phase.first_group;
+      REQUIRE(phase.units() == 4);  // the 16-node planes a stage's two rolls span
+      std::vector<std::size_t> unit_of(q.shape.node_count(), 99);
+      for (std::size_t u = 0; u < 4; ++u)
+        for (std::size_t i = phase.unit_start[u]; i < phase.unit_start[u + 1]; ++i) unit_of[phase.order[i]] = u;
+      for (std::uint32_t m = 0; m < q.messages.size(); ++m) {
+        const std::uint32_t at = plan.sent_at[m];
+        if (at == no_message || plan.dropped[m] || at < plan.group_start[phase.first_group] || at >= plan.group_start[phase.end_group])
+          continue;
+        for (std::size_t n = 0; n < q.shape.node_count(); ++n) CHECK(unit_of[shifted(q.shape.coord_of(n), plan.reach[m])] == unit_of[n]);
+      }
+    }
+    CHECK(covered == groups);
+    // Six stages of four steps, one group each, in three phases: forward I and II roll within
+    // the Q-S planes, forward III and inverse I within the Q-R planes, inverse II and III in Q-S.
+    CHECK(groups == 24);
+    CHECK(in_planes == groups);
+    CHECK(plan.phases.size() == 3);
+  }
 }
