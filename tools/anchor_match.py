@@ -4,7 +4,7 @@ machine point at which each algorithm matches a published time.
 
   anchor_match.py RESULTS --target SECONDS [--N N] [--name TEXT]
 
-For each algorithm and N, the points that ran are ordered by what they ask of the machine, the
+For each algorithm, N and node count, the points that ran are ordered by what they ask of the machine, the
 fma a node issues per cycle first, then the link's words per cycle (the order an architect would
 add hardware in), and the first whose simulated seconds are at most the target is named, with
 its cycles and time; "no point matches" gives the fastest point instead. Refused points (an
@@ -30,19 +30,20 @@ def cost(row):
 
 
 def matches(rows, target):
-    """Lines of the read-off table: per algorithm and N, the first point at or under the target."""
+    """Lines of the read-off table: per algorithm, N and node count, the first point at or under
+    the target."""
     groups = {}
-    for r in rows:
-        groups.setdefault((r["algorithm"], str(r["N"])), []).append(r)
+    for r in rows:  # the node count as asked for: `nodes`, else the torus P
+        asked = str(r.get("nodes")) if str(r.get("nodes", "0")) != "0" else f"P {r.get('P')}"
+        groups.setdefault((r["algorithm"], str(r["N"]), asked), []).append(r)
     lines = ["| algorithm | N | nodes | first match (fma/cycle, link words/cycle) | cycles | seconds | points tried |",
              "|---|---|---|---|---|---|---|"]
-    for (algorithm, n), members in sorted(groups.items()):
+    for (algorithm, n, asked), members in sorted(groups.items()):
         ran = sorted((r for r in members if r.get("status") == "ok"), key=cost)
         refused = [r for r in members if r.get("status") == "refused"]
         if not ran:
             reason = refused[0].get("refusal", "") if refused else "no point ran"
-            nodes = members[0].get("nodes") if str(members[0].get("nodes")) != "0" else f"P {members[0].get('P')}"
-            lines.append(f"| {algorithm} | {n} | {nodes} | refused: {reason} | | | 0 |")
+            lines.append(f"| {algorithm} | {n} | {asked} | refused: {reason} | | | 0 |")
             continue
         hit = next((r for r in ran if float(r["seconds"]) <= target), None)
         shown = hit or min(ran, key=lambda r: float(r["seconds"]))

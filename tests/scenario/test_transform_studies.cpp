@@ -122,6 +122,19 @@ TEST_CASE("a tiny orbital-vs-transpose sweep: refusals with their reason, crosso
                      Catch::Contains(" | " + std::to_string(pencil.words) + " |"));
   CHECK(pencil.words > 0);
   CHECK(std::filesystem::file_size(dir.file("out") + "/plots/transform-front-0.png") > 10000);
+
+  // tools/anchor_match.py: with the target at pencil_fft's time on the fast links, the slow
+  // links (tried first, as the cheaper machine) do not match and the fast ones do.
+  const Point& slow = at["1/8 pencil_fft 8"];
+  REQUIRE(slow.seconds > pencil.seconds);
+  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string command = python + " " + TORUS_SOURCE_DIR + "/tools/anchor_match.py " + dir.file("out") + " --target " +
+                              printed("%.17g", pencil.seconds) + " > " + dir.file("anchor.md") + " 2>&1";
+  REQUIRE(std::system(command.c_str()) == 0);
+  const std::string anchor = file_bytes(dir.file("anchor.md"));
+  INFO(anchor);
+  CHECK_THAT(anchor, Catch::Contains("| pencil_fft | 8 | 8 | 1, 4 | " + std::to_string(pencil.cycles) + " | ") &&
+                         Catch::Contains("| orbital | 8 | 2 | refused: ") && Catch::Contains("cubic torus"));
 }
 
 TEST_CASE("the anchor studies plan their machine points: Anton, the wafer, the TPU pod", "[scenario][sweep][transpose]") {
