@@ -52,6 +52,18 @@ TEST_CASE("the orbital-vs-transpose study plans five algorithms, three N, eleven
                        Catch::Contains("fma_per_cycle=16 link_words_per_cycle=1/8 N=128 algorithm=slab_fft nodes=4096"));
 }
 
+TEST_CASE("the latency companion plans five algorithms on three node counts at eight machine points",
+          "[scenario][sweep][transpose]") {
+  TempDir dir;
+  const std::string latency = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/orbital-vs-transpose-latency.yaml";
+  CHECK(run("sweep " + latency + " --dry-run", dir.file("plan.txt")) == 0);
+  const std::string plan = file_bytes(dir.file("plan.txt"));
+  INFO(plan);
+  // 2 link latencies x 2 start-ups x 2 fma latencies x 5 algorithms x 3 node counts.
+  CHECK_THAT(plan, Catch::Contains("120 points to run") &&
+                       Catch::Contains("link_latency=50 message_startup_cycles=1000 fma_latency=16 algorithm=pencil_fft nodes=512"));
+}
+
 TEST_CASE("a tiny orbital-vs-transpose sweep: refusals with their reason, crossover and time tables from its rows",
           "[scenario][sweep][transpose][report]") {
   TempDir dir;
