@@ -32,6 +32,17 @@ int exit_class(const ChildExit& e) {
   return 4;
 }
 
+// Why a point's run refused its parameters (exit 2): the last "torus-sim: " line of its log.
+// Every swept value was checked when the sweep was planned, so this is a combination the
+// algorithm cannot run (slab_fft on more nodes than N, orbital on a torus that is not a cube).
+std::string refusal_of(const std::string& log_path) {
+  std::ifstream in(log_path);
+  std::string reason;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("torus-sim: ", 0) == 0) reason = line.substr(11);
+  return reason;
+}
+
 // Exit codes above 128 are how a record (of this version or an older one) says "killed".
 bool died_of_signal(const nlohmann::json& record) { return record.value("exit_code", 0) > 128; }
 
@@ -105,6 +116,10 @@ void SweepBook::record(std::size_t point, const ChildExit& exit, double wall_sec
   const int code = exit.shell_code();
   nlohmann::json record{{"point", point}, {"fingerprint", plan_.fingerprint(point)}, {"exit_code", code},
                         {"status", code == 0 ? "ok" : exit.signal != 0 ? "killed" : "failed"}, {"wall_seconds", wall_seconds}};
+  if (code == 2 && exit.signal == 0) {
+    record["status"] = "refused";
+    record["refusal"] = refusal_of(point_file(summary_.out_dir, point, ".log"));
+  }
   nlohmann::json overrides = nlohmann::json::object();
   for (const auto& [key, value] : plan_.overrides(point)) overrides[key] = value;
   record["overrides"] = overrides;

@@ -19,6 +19,8 @@ nlohmann::ordered_json sweep_row(std::size_t point, const Settings& parameters, 
   // A run the simulated nodes cannot hold is an answer, not a failure: its row says so.
   if (report.value("fits", true) == false && row["status"] == "ok") row["status"] = "does not fit";
   row["passed"] = get(report, "passed");
+  // A point the algorithm cannot run (exit 2) is refused, with its reason, not failed.
+  row["refusal"] = record.contains("refusal") ? record["refusal"] : nlohmann::json(nullptr);
   row["torus"] = get(report, "P");        // the torus the run used (process_grid: balanced derives it)
   row["node_count"] = get(report, "nodes");
   row["node_memory_required_bytes"] = report.contains("node_memory") ? report["node_memory"]["required_bytes"] : nlohmann::json(nullptr);

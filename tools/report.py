@@ -26,6 +26,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import report_matmul  # noqa: E402
+import report_scaling  # noqa: E402
 
 CLASSES = ["busy", "dependency", "operand", "backpressure", "idle"]
 DIRECTIONS = ["+Q", "-Q", "+R", "-R", "+S", "-S"]
@@ -258,7 +259,7 @@ def plot_heatmap(report):
 
 
 def table(rows):
-    keys = ["point", "status", "N", "P", "nodes", "torus", "algorithm", "transform", "precision", "alpha", "direction",
+    keys = ["point", "status", "refusal", "N", "P", "nodes", "torus", "algorithm", "transform", "precision", "alpha", "direction",
             "fma_latency", "fma_per_cycle",
             "link_words_per_cycle", "link_latency", "roll_policy", "micro_schedule", "total_cycles", "analytic_cycles",
             "seconds", "utilisation", "max_rel_error", "node_memory_required_bytes", "passed"]
@@ -390,7 +391,9 @@ def render(args):
     refuse_unless_writable(out, folder=True)
     refuse_unless_writable(os.path.join(out, "plots"), folder=True)
     groups = scaling_groups(rows)
-    names = PLOT_NAMES + [f"scaling-{i}" for i in range(len(groups))]
+    transform_md, transform_body, transform_plots = report_scaling.sections(
+        rows, node_count, parameter_keys, varying, markdown_table, html_table, figure_png)
+    names = PLOT_NAMES + [f"scaling-{i}" for i in range(len(groups))] + [name for name, _, _ in transform_plots]
     for name in ["report.md", "report.html"] + [os.path.join("plots", n + ".png") for n in names]:
         refuse_unless_writable(os.path.join(out, name))
     os.makedirs(os.path.join(out, "plots"), exist_ok=True)
@@ -415,8 +418,10 @@ def render(args):
     keys, cells = table(rows)
     title = f"torus-sim report: {os.path.basename(os.path.abspath(args.results))}"
     unfit = sum(1 for r in rows if r.get("status") == "does not fit")
-    failed = sum(1 for r in rows if r.get("status") not in ("ok", "does not fit"))
-    summary = f"{len(rows)} point(s), {failed} failed" + (f", {unfit} do not fit in the nodes' memory (not simulated)." if unfit else ".")
+    refused = sum(1 for r in rows if r.get("status") == "refused")
+    failed = sum(1 for r in rows if r.get("status") not in ("ok", "does not fit", "refused"))
+    summary = f"{len(rows)} point(s), {failed} failed" + (f", {refused} refused by their algorithm" if refused else "") + \
+        (f", {unfit} do not fit in the nodes' memory (not simulated)." if unfit else ".")
     md = [f"# {title}", "", summary]
     body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(summary)}</p>"]
     for index, (group, members) in enumerate(groups):
@@ -430,9 +435,9 @@ def render(args):
         plots.append((f"scaling-{index}", f"Strong scaling: {group}", plot_scaling(members, group)))
     matmul_md, matmul_body, matmul_plots = report_matmul.sections(rows, parameter_keys, varying, markdown_table, html_table,
                                                                   figure_png)
-    md += matmul_md
-    body += matmul_body
-    plots += matmul_plots
+    md += matmul_md + transform_md
+    body += matmul_body + transform_body
+    plots += matmul_plots + transform_plots
     md += ["", "## Points", "", "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     md += ["| " + " | ".join(c) + " |" for c in cells]
     for name, caption, png in plots:
