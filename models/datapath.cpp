@@ -23,12 +23,13 @@ class TypedDatapath final : public NodeDatapath {
     for (const FftSpec& spec : program.ffts) plans_.emplace_back(spec);  // refuses a real T
   }
 
-  void fft(std::uint32_t fft, std::uint32_t first_input, std::uint32_t first_output) override {
-    const FftPlan<T>& plan = plans_.at(fft);
+  void fft(const NodeProgram& node, const Task& task) override {
+    const FftPlan<T>& plan = plans_.at(task.kernel);
     std::vector<const T*> inputs;
     std::vector<T*> outputs;
-    for (std::uint32_t i = 0; i < plan.spec().inputs; ++i) inputs.push_back(memory_.at(first_input + i).data());
-    for (std::uint32_t i = 0; i < plan.spec().outputs; ++i) outputs.push_back(memory_.at(first_output + i).data());
+    for (std::uint32_t i = 0; i < plan.spec().inputs; ++i) inputs.push_back(memory_.at(fft_input(node, task, i)).data());
+    for (std::uint32_t i = 0; i < plan.spec().outputs; ++i)
+      outputs.push_back(memory_.at(fft_output(node, task, plan.spec(), i)).data());
     plan.run(inputs, outputs);
   }
 
@@ -78,7 +79,7 @@ class NullDatapath final : public NodeDatapath {
   void zero(std::uint32_t) override {}
   void fma(const FmaInstruction&, std::uint32_t, std::uint32_t, std::uint32_t) override {}
   void fma_run(const FmaInstruction*, std::size_t, std::uint32_t, std::uint32_t, std::uint32_t) override {}
-  void fft(std::uint32_t, std::uint32_t, std::uint32_t) override {}
+  void fft(const NodeProgram&, const Task&) override {}
   std::complex<double> read(std::uint32_t, std::uint32_t) const override { return {}; }
   void write(std::uint32_t, std::uint32_t, std::complex<double>) override {}
   std::size_t allocated_words() const override { return words_; }

@@ -28,9 +28,8 @@ class NodeDatapath {
   // fma() for `count` instructions in order (one call for a fast-forwarded run).
   virtual void fma_run(const FmaInstruction* first, std::size_t count, std::uint32_t accumulator, std::uint32_t operand,
                        std::uint32_t coefficient) = 0;
-  // The whole FFT task of Program::ffts[fft] (sim/fft_task.hpp): inputs from buffer
-  // `first_input` on, outputs from `first_output` on, in one call.
-  virtual void fft(std::uint32_t fft, std::uint32_t first_input, std::uint32_t first_output) = 0;
+  // The whole FFT task `task` of the node's list `node` (sim/fft_task.hpp), in one call.
+  virtual void fft(const NodeProgram& node, const Task& task) = 0;
   virtual std::complex<double> read(std::uint32_t buffer, std::uint32_t word) const = 0;
   virtual void write(std::uint32_t buffer, std::uint32_t word, std::complex<double> value) = 0;
   // Words of storage the node really allocates, and their size in bytes.

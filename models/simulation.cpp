@@ -217,13 +217,21 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   const Extents3 n = run.tensor_extents();
   const std::size_t cost = is_complex_v<T> ? machine.complex_cost() : 1;
   const std::size_t multiply_adds = n[0] * n[1] * n[2] * (n[0] + n[1] + n[2]);  // 3N^4 for a cube
+  std::uint64_t fma_expected = multiply_adds * cost * program.transforms.size();
+  if (!program.ffts.empty()) {  // FFT tasks: the Program's own mode products and butterflies
+    fma_expected = 0;
+    for (std::uint32_t t = 0; t < program.transforms.size(); ++t) {
+      const ProgramCounts counts = count(program, t);
+      fma_expected += counts.scalar_multiply_adds * cost + counts.fft_butterflies * static_cast<std::uint64_t>(machine.fma_per_butterfly);
+    }
+  }
   const TimedProgram timed = time_program(
       {run, machine, fault, program, split,
        [&](std::size_t node) {
          return values && !programs.values_apart() ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T));
        },
        {}},
-      inverse_last, multiply_adds * cost * program.transforms.size(), progress, report);
+      inverse_last, fma_expected, progress, report);
   const std::unique_ptr<EngineRun>& engine = timed.engine;
   const EngineRecords& records = timed.records;
   report.timing->memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());

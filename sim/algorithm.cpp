@@ -1,7 +1,10 @@
 #include "sim/algorithm.hpp"
 
+#include <bit>
+#include <cmath>
 #include <stdexcept>
 
+#include "kernels/transform.hpp"
 #include "sim/algorithms/factories.hpp"
 #include "sim/registry.hpp"
 
@@ -20,9 +23,17 @@ const Registry<Algorithm>& registry() {
 }  // namespace
 
 TransformProblem problem_of(const RunConfig& run) {
-  TransformProblem problem{run.torus_shape(), run.block_grid(), run.scheduling_vector(), {}};
+  TransformProblem problem{run.torus_shape(), run.block_grid(), run.scheduling_vector(), {}, run.local_kernel, {}};
   if (run.runs_forward()) problem.directions.push_back(TransformDirection::Forward);
   if (run.runs_inverse()) problem.directions.push_back(TransformDirection::Inverse);
+  const std::array<std::string, 3> names = axis_transform_names(run.transform);
+  const Extents3 n = run.tensor_extents();
+  for (std::size_t a = 0; a < 3; ++a) {
+    const double length = static_cast<double>(n[a]);
+    const bool ortho = run.normalisation == "ortho";
+    problem.axes[a] = {names[a] == "dft" && std::has_single_bit(n[a]), ortho ? 1 / std::sqrt(length) : 1.0,
+                       ortho ? 1 / std::sqrt(length) : 1 / length};
+  }
   return problem;
 }
 

@@ -16,11 +16,21 @@ namespace torus {
 
 // A 3D separable transform on a torus: the directions run in order (forward then inverse for
 // a round trip), each one the whole transform.
+// Per axis, what a node's local transform along it may be (`local_kernel`, read by the
+// transpose algorithms): FFT tasks when the axis is a DFT of power-of-two length, scaled by the
+// transform's normalisation, else dense products with the coefficient matrix.
+struct LocalAxis {
+  bool fft = false;
+  double forward_scale = 1, inverse_scale = 1;
+};
+
 struct TransformProblem {
   TorusShape shape;
   BlockGrid grid;  // the tensor's blocks: N_a elements along axis a in P_a blocks
   SchedulingVector alpha;
   std::vector<TransformDirection> directions;
+  std::string local_kernel = "dense";  // auto, fft or dense
+  std::array<LocalAxis, 3> axes{};
 };
 
 // The problem a run configuration asks for (shape, blocks, scheduling vector, directions).
@@ -62,6 +72,10 @@ class Algorithm {
   virtual QuotientNodeBlocks node_blocks(const TransformProblem& problem, std::size_t node) const;
   // Whether nodes generate their coefficient blocks from local tables (Program::coefficients_local).
   virtual bool coefficients_local() const { return false; }
+  // Whether the problem's grid cuts the tensor into the torus's P1 x P2 x P3 blocks (at least one
+  // element per node along every axis); otherwise the algorithm cuts it its own way and the
+  // problem's grid is the whole tensor.
+  virtual bool blocks_per_node() const { return true; }
 };
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name);

@@ -37,10 +37,11 @@ NodeDataflow analyse_dataflow(const NodeProgram& node, const std::vector<FftSpec
         const FftSpec& spec = ffts.at(task.kernel);
         FftDataflow fft{i, {}, {}, {}};
         for (std::uint32_t b = 0; b < spec.inputs; ++b) {
-          fft.input_generations.push_back(generation[task.operand + b]);
-          fft.filled_by.push_back(written_by[task.operand + b]);
+          fft.input_generations.push_back(generation[fft_input(node, task, b)]);
+          fft.filled_by.push_back(written_by[fft_input(node, task, b)]);
         }
-        for (std::uint32_t b = 0; b < spec.outputs; ++b) fft.output_generations.push_back(replace(task.buffer + b, i, false));
+        for (std::uint32_t b = 0; b < spec.outputs; ++b)
+          fft.output_generations.push_back(replace(fft_output(node, task, spec, b), i, false));
         f.fft = static_cast<std::uint32_t>(out.ffts.size());
         out.ffts.push_back(std::move(fft));
         last_compute = i;

@@ -179,7 +179,8 @@ std::size_t bytes(const Program& program) {
                       program.nodes.capacity() * sizeof(NodeProgram);
   for (const Message& m : program.messages) total += m.route.capacity() * sizeof(Direction);
   for (const NodeProgram& n : program.nodes)
-    total += n.tasks.capacity() * sizeof(Task) + n.buffers.capacity() * sizeof(BufferSpec);
+    total += n.tasks.capacity() * sizeof(Task) + n.buffers.capacity() * sizeof(BufferSpec) +
+             n.buffer_lists.capacity() * sizeof(std::uint32_t);
   total += program.kernels.capacity() * sizeof(KernelSpec) + program.ffts.capacity() * sizeof(FftSpec);
   for (const FftSpec& f : program.ffts) total += f.name.capacity();
   for (const ProgramOutput& o : program.outputs) total += o.buffer.capacity() * sizeof(std::uint32_t) + o.tag.capacity() * sizeof(DataTag);
@@ -204,16 +205,18 @@ std::string route_text(const std::vector<Direction>& route) {
 // "fft fft2 8x4x1 forward x1: X(0,0,0) [b0:X] -> Y(0,0,0) [b1:Y] .. Y(0,0,1) [b2:Y] (2 outputs along 3)"
 std::string fft_text(const Program& program, const NodeProgram& node, const Task& task) {
   const FftSpec& f = program.ffts[task.kernel];
-  const auto range = [&](std::uint32_t first, const DataTag& tag, int cut, std::uint32_t count) {
-    std::string text = fmt::format("{} [{}]", program.describe(tag), buffer_name(program, node, first));
+  const auto range = [&](const auto& buffer_of, const DataTag& tag, int cut, std::uint32_t count) {
+    std::string text = fmt::format("{} [{}]", program.describe(tag), buffer_name(program, node, buffer_of(0)));
     if (count > 1)
       text += fmt::format(" .. {} [{}] ({} along axis {})", program.describe(slice_tag(tag, cut, count - 1)),
-                          buffer_name(program, node, first + count - 1), count, cut);
+                          buffer_name(program, node, buffer_of(count - 1)), count, cut);
     return text;
   };
+  const auto input = [&](std::uint32_t i) { return fft_input(node, task, i); };
+  const auto output = [&](std::uint32_t i) { return fft_output(node, task, f, i); };
   return fmt::format("fft {}: axis {} {}x{}x{} {} x{}: {} -> {}", f.name, f.axis, f.whole[0], f.whole[1], f.whole[2],
-                     f.inverse ? "inverse" : "forward", f.scale, range(task.operand, task.operand_tag, f.input_cut, f.inputs),
-                     range(task.buffer, task.tag, f.output_cut, f.outputs));
+                     f.inverse ? "inverse" : "forward", f.scale, range(input, task.operand_tag, f.input_cut, f.inputs),
+                     range(output, task.tag, f.output_cut, f.outputs));
 }
 
 std::string task_text(const Program& program, const NodeProgram& node, const Task& task) {
@@ -275,7 +278,7 @@ namespace {
 
 nlohmann::json tag_json(const Program& program, const DataTag& tag) { return program.describe(tag); }
 
-nlohmann::json task_json(const Program& program, const Task& task) {
+nlohmann::json task_json(const Program& program, const NodeProgram& node, const Task& task) {
   nlohmann::json j{{"kind", to_string(task.kind)},
                    {"transform", task.label.transform},
                    {"stage", task.label.stage},
@@ -302,10 +305,11 @@ nlohmann::json task_json(const Program& program, const Task& task) {
       const FftSpec& f = program.ffts[task.kernel];
       j["fft"] = {{"name", f.name}, {"axis", f.axis}, {"whole", {f.whole[0], f.whole[1], f.whole[2]}},
                   {"inverse", f.inverse}, {"scale", f.scale}, {"butterflies", f.butterflies()}};
-      j["inputs"] = {{"first_buffer", task.operand}, {"count", f.inputs}, {"cut", f.input_cut},
-                     {"first_block", tag_json(program, task.operand_tag)}};
-      j["outputs"] = {{"first_buffer", task.buffer}, {"count", f.outputs}, {"cut", f.output_cut},
-                      {"first_block", tag_json(program, task.tag)}};
+      nlohmann::json in = nlohmann::json::array(), out = nlohmann::json::array();
+      for (std::uint32_t i = 0; i < f.inputs; ++i) in.push_back(fft_input(node, task, i));
+      for (std::uint32_t i = 0; i < f.outputs; ++i) out.push_back(fft_output(node, task, f, i));
+      j["inputs"] = {{"buffers", in}, {"count", f.inputs}, {"cut", f.input_cut}, {"first_block", tag_json(program, task.operand_tag)}};
+      j["outputs"] = {{"buffers", out}, {"count", f.outputs}, {"cut", f.output_cut}, {"first_block", tag_json(program, task.tag)}};
       break;
     }
   }
@@ -336,7 +340,7 @@ nlohmann::json to_json(const Program& program) {
   for (std::size_t n = 0; n < program.nodes.size(); ++n) {
     nlohmann::json buffers = nlohmann::json::array(), tasks = nlohmann::json::array();
     for (const BufferSpec& b : program.nodes[n].buffers) buffers.push_back({{"words", b.words}, {"kind", program.tag_kinds[b.kind].name}});
-    for (const Task& t : program.nodes[n].tasks) tasks.push_back(task_json(program, t));
+    for (const Task& t : program.nodes[n].tasks) tasks.push_back(task_json(program, program.nodes[n], t));
     j["nodes"].push_back({{"node", program.describe_node(n)}, {"buffers", buffers}, {"tasks", tasks}});
   }
   j["outputs"] = nlohmann::json::array();

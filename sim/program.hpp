@@ -127,8 +127,8 @@ std::string to_string(TaskKind kind);
 struct Task {
   TaskKind kind = TaskKind::Compute;
   TaskLabel label;
-  std::uint32_t buffer = no_buffer;  // load/send/receive: the buffer; compute: the accumulator; fft: first output
-  std::uint32_t operand = no_buffer;      // compute; fft: first input
+  std::uint32_t buffer = no_buffer;  // load/send/receive: the buffer; compute: the accumulator; fft: first output (fft_output)
+  std::uint32_t operand = no_buffer;      // compute; fft: first input (fft_input)
   std::uint32_t coefficient = no_buffer;  // compute
   std::uint32_t kernel = 0;               // compute: index into Program::kernels; fft: into Program::ffts
   std::uint32_t message = 0;              // send/receive: index into Program::messages
@@ -138,6 +138,9 @@ struct Task {
   DataTag operand_tag, coefficient_tag;   // compute: the blocks it reads; fft: operand_tag is the
                                           // first input's (input i: index[input_cut - 1] + i)
   HostBlock source;                       // load
+  // fft: where its input buffers, then its output buffers, are listed in
+  // NodeProgram::buffer_lists; no_buffer: they are consecutive from `operand` and `buffer`.
+  std::uint32_t list = no_buffer;
 };
 // An FFT task's i-th input (or output) tag: the first one's, index moved by i along the cut.
 inline DataTag slice_tag(DataTag first, int cut, std::uint32_t i) {
@@ -169,7 +172,16 @@ struct BufferSpec {
 struct NodeProgram {
   std::vector<BufferSpec> buffers;
   std::vector<Task> tasks;
+  std::vector<std::uint32_t> buffer_lists;  // the buffers of FFT tasks that list theirs (Task::list)
 };
+
+// The buffer of an FFT task's input i and output i (FftSpec `f` its spec).
+inline std::uint32_t fft_input(const NodeProgram& node, const Task& task, std::uint32_t i) {
+  return task.list == no_buffer ? task.operand + i : node.buffer_lists[task.list + i];
+}
+inline std::uint32_t fft_output(const NodeProgram& node, const Task& task, const FftSpec& f, std::uint32_t i) {
+  return task.list == no_buffer ? task.buffer + i : node.buffer_lists[task.list + f.inputs + i];
+}
 
 // A named set of blocks the Program promises at its end, one per node.
 struct ProgramOutput {

@@ -130,20 +130,21 @@ class Machine {
         ok = t.message < p_.messages.size() && p_.messages[t.message].destination == n &&
              (t.buffer == no_buffer || fits(t.buffer, p_.messages[t.message].words));
         break;
-      case TaskKind::Fft: ok = fft_fits(t, fits); break;
+      case TaskKind::Fft: ok = fft_fits(p_.nodes[n], t, fits); break;
     }
     if (!ok) throw std::logic_error(where(n, k) + ": an index or buffer size does not fit the Program (run verify_program)");
   }
 
   template <class Fits>
-  bool fft_fits(const Task& t, const Fits& fits) const {
+  bool fft_fits(const NodeProgram& node, const Task& t, const Fits& fits) const {
     if (t.kernel >= p_.ffts.size() || !fft_spec_problems(p_.ffts[t.kernel]).empty()) return false;
     const FftSpec& f = p_.ffts[t.kernel];
+    if (t.list != no_buffer && std::size_t{t.list} + f.inputs + f.outputs > node.buffer_lists.size()) return false;
     const Extents3 in = f.input_extents(), out = f.output_extents();
     for (std::uint32_t i = 0; i < f.inputs; ++i)
-      if (!fits(t.operand + i, in[0] * in[1] * in[2])) return false;
+      if (!fits(fft_input(node, t, i), in[0] * in[1] * in[2])) return false;
     for (std::uint32_t i = 0; i < f.outputs; ++i)
-      if (!fits(t.buffer + i, out[0] * out[1] * out[2])) return false;
+      if (!fits(fft_output(node, t, f, i), out[0] * out[1] * out[2])) return false;
     return true;
   }
 
@@ -229,19 +230,21 @@ class Machine {
   // Every input is read (and checked) before any output is written: in place is allowed.
   bool fft(std::size_t n, const Task& task) {
     const FftSpec& f = p_.ffts[task.kernel];
+    const NodeProgram& node = p_.nodes[n];
     for (std::uint32_t i = 0; i < f.inputs; ++i)
-      if (!ready(n, task.operand + i)) return false;
+      if (!ready(n, fft_input(node, task, i))) return false;
     for (std::uint32_t i = 0; i < f.outputs; ++i)
-      if (!ready(n, task.buffer + i)) return false;
+      if (!ready(n, fft_output(node, task, f, i))) return false;
     std::vector<const T*> inputs;
     std::vector<T*> outputs;
     for (std::uint32_t i = 0; i < f.inputs; ++i) {
-      expect(n, "FFT input", task.operand + i, slice_tag(task.operand_tag, f.input_cut, i));
-      inputs.push_back(result_.buffers[n][task.operand + i].data());
+      expect(n, "FFT input", fft_input(node, task, i), slice_tag(task.operand_tag, f.input_cut, i));
+      inputs.push_back(result_.buffers[n][fft_input(node, task, i)].data());
     }
-    for (std::uint32_t i = 0; i < f.outputs; ++i) outputs.push_back(result_.buffers[n][task.buffer + i].data());
+    for (std::uint32_t i = 0; i < f.outputs; ++i) outputs.push_back(result_.buffers[n][fft_output(node, task, f, i)].data());
     plans_[task.kernel].run(inputs, outputs);
-    for (std::uint32_t i = 0; i < f.outputs; ++i) tag_[first_buffer_[n] + task.buffer + i] = slice_tag(task.tag, f.output_cut, i);
+    for (std::uint32_t i = 0; i < f.outputs; ++i)
+      tag_[first_buffer_[n] + fft_output(node, task, f, i)] = slice_tag(task.tag, f.output_cut, i);
     ProgramExecutionCounts& c = counts_of(n, task.label.transform);
     ++c.fft_tasks;
     c.fft_butterflies += f.butterflies();

@@ -159,16 +159,22 @@ class Verifier {
     return b < first_buffer_[n + 1] - first_buffer_[n] ? &buffers_[first_buffer_[n] + b] : nullptr;
   }
 
+  // An FFT task's buffer list, if it has one, lies within its node's lists.
+  bool lists_fit(std::size_t n, const Task& t, const FftSpec& f) const {
+    return t.list == no_buffer || std::size_t{t.list} + f.inputs + f.outputs <= p_.nodes[n].buffer_lists.size();
+  }
+
   // A task first waits for the posted receive of every buffer it touches.
   bool blocked(std::size_t n, const Task& t) {
     const bool compute = t.kind == TaskKind::Compute;
     if (t.kind == TaskKind::Fft) {
       if (t.kernel >= p_.ffts.size()) return false;
       const FftSpec& f = p_.ffts[t.kernel];
+      if (!lists_fit(n, t, f)) return false;
       for (std::uint32_t i = 0; i < f.inputs; ++i)
-        if (waits_for(n, t.operand + i)) return true;
+        if (waits_for(n, fft_input(p_.nodes[n], t, i))) return true;
       for (std::uint32_t i = 0; i < f.outputs; ++i)
-        if (waits_for(n, t.buffer + i)) return true;
+        if (waits_for(n, fft_output(p_.nodes[n], t, f, i))) return true;
       return false;
     }
     for (const std::uint32_t b : {t.buffer, compute ? t.operand : no_buffer, compute ? t.coefficient : no_buffer})
@@ -262,16 +268,24 @@ class Verifier {
     const std::vector<std::string> problems = fft_spec_problems(f);
     for (const std::string& problem : problems) fail(n, k, [&] { return fmt::format("FFT {}: {}", f.name, problem); });
     if (!problems.empty()) return;
+    if (!lists_fit(n, t, f)) {
+      fail(n, k, [&] { return fmt::format("FFT {}: its buffer list runs past the node's {} listed buffers", f.name,
+                                          p_.nodes[n].buffer_lists.size()); });
+      return;
+    }
     const Extents3 in = f.input_extents(), out = f.output_extents();
+    const NodeProgram& node = p_.nodes[n];
     for (std::uint32_t i = 0; i < f.inputs; ++i) {
       const DataTag tag = slice_tag(t.operand_tag, f.input_cut, i);
       extents_match(n, k, tag, in, "FFT input");
-      if (buffer_fits(n, k, t.operand + i, in[0] * in[1] * in[2], "FFT input")) expect(n, k, t.operand + i, tag, "FFT input");
+      const std::uint32_t b = fft_input(node, t, i);
+      if (buffer_fits(n, k, b, in[0] * in[1] * in[2], "FFT input")) expect(n, k, b, tag, "FFT input");
     }
     for (std::uint32_t i = 0; i < f.outputs; ++i) {
       const DataTag tag = slice_tag(t.tag, f.output_cut, i);
       extents_match(n, k, tag, out, "FFT output");
-      if (buffer_fits(n, k, t.buffer + i, out[0] * out[1] * out[2], "FFT output")) write(n, t.buffer + i, tag);
+      const std::uint32_t b = fft_output(node, t, f, i);
+      if (buffer_fits(n, k, b, out[0] * out[1] * out[2], "FFT output")) write(n, b, tag);
     }
   }
 

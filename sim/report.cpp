@@ -63,8 +63,15 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
     i += same;
   }
   out += "\n";
-  out += fmt::format("  fma issued: {} (expected {} x {} x {} = {}) {}\n", t.fma_issued, multiply_adds_formula(r),
-                     r.fma_per_multiply_add, r.transforms.size(), t.fma_expected, t.fma_issued == t.fma_expected ? "OK" : "MISMATCH");
+  std::uint64_t butterflies = 0;
+  for (const TransformOutcome& o : r.transforms) butterflies += o.expected.fft_butterflies;
+  if (butterflies > 0)
+    out += fmt::format("  fma issued: {} (expected: the Program's mode products x {} + its {} butterflies x fma_per_butterfly = {}) {}\n",
+                       t.fma_issued, r.fma_per_multiply_add, butterflies, t.fma_expected,
+                       t.fma_issued == t.fma_expected ? "OK" : "MISMATCH");
+  else
+    out += fmt::format("  fma issued: {} (expected {} x {} x {} = {}) {}\n", t.fma_issued, multiply_adds_formula(r),
+                       r.fma_per_multiply_add, r.transforms.size(), t.fma_expected, t.fma_issued == t.fma_expected ? "OK" : "MISMATCH");
   out += fmt::format("  fma-unit utilisation: {:.1f}%\n", 100.0 * t.utilisation());
   const std::uint64_t all = t.total_cycles * t.nodes;
   out += fmt::format("  node-cycles: busy {:.1f}%, dependency stall {:.1f}%, waiting for operands {:.1f}%, link back-pressure "

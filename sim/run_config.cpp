@@ -46,6 +46,11 @@ void RunConfig::declare(ParameterSet& set) {
   set.choice("algorithm", algorithm, algorithms,
              "the Program generator that turns the problem and the torus into per-node task lists (sim/algorithms/); "
              "task transform: " + join(algorithm_names(), ", ") + "; task matmul: " + join(matmul_algorithm_names(), ", "));
+  set.choice("local_kernel", local_kernel, {"auto", "fft", "dense"},
+             "how slab_fft, pencil_fft and ring_transpose_fft transform a node's lines: fft = radix-2 FFT tasks "
+             "(fma_per_butterfly fma per butterfly; a DFT axis of power-of-two length cut into equal pieces), dense = "
+             "products with the coefficient matrix, auto = fft on every axis where it applies and dense elsewhere; the "
+             "orbital algorithms always compute dense block products");
   set.text("alpha", alpha, "three signs such as +++ or +-+",
            "scheduling vector (aQ, aR, aS): T = (aQ Q + aR R + aS S) mod P",
            [](std::string_view text) { SchedulingVector::parse(text); });
@@ -108,6 +113,9 @@ TorusShape RunConfig::torus_shape() const {
 std::size_t RunConfig::node_count() const { return torus_shape().node_count(); }
 
 BlockGrid RunConfig::block_grid() const {
+  const std::vector<std::string> transforms = algorithm_names();
+  if (std::find(transforms.begin(), transforms.end(), algorithm) != transforms.end() && !make_algorithm(algorithm)->blocks_per_node())
+    return BlockGrid::make(tensor_extents(), {1, 1, 1});  // the algorithm cuts the tensor its own way
   const std::array<std::int64_t, 3> e = torus_extents();
   return BlockGrid::make(tensor_extents(), {static_cast<std::size_t>(e[0]), static_cast<std::size_t>(e[1]), static_cast<std::size_t>(e[2])});
 }
@@ -179,12 +187,16 @@ void check_files(const RunConfig& config, const std::vector<std::pair<const char
 
 ScalarType validate(const RunConfig& config) {
   if (config.is_matmul()) return validate_matmul(config);
+  if (config.local_kernel == "fft" && config.algorithm.starts_with("orbital"))
+    throw std::invalid_argument("local_kernel: 'fft' is not allowed with algorithm " + config.algorithm +
+                                "; allowed: auto or dense (an orbital node's local work is a block of a dense product; the "
+                                "transpose algorithms slab_fft, pencil_fft and ring_transpose_fft take fft)");
   const std::vector<std::string> transforms_algorithms = algorithm_names();
   if (std::find(transforms_algorithms.begin(), transforms_algorithms.end(), config.algorithm) == transforms_algorithms.end())
     throw std::invalid_argument("algorithm: '" + config.algorithm + "' is not allowed with task: transform; allowed: " +
                                 join(transforms_algorithms, ", ") + " (or task: matmul)");
   check_process_grid(config);
-  const BlockGrid grid = config.block_grid();  // at least one element per node along every axis
+  const BlockGrid grid = config.block_grid();  // at least one element per node along every axis (orbital algorithms)
   // A buffer's words are indexed by 32-bit numbers in Programs and engines.
   constexpr std::size_t most_block_words = 0xFFFFFFFFu;
   if (grid.largest_words() > most_block_words)

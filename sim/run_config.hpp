@@ -29,6 +29,7 @@ struct RunConfig {
   std::string normalisation = "none";
   std::string user_matrix;
   std::string algorithm = "orbital";
+  std::string local_kernel = "auto";
   std::string alpha = "+++";
   std::string direction = "both";
   std::string precision = "double";

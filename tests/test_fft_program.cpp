@@ -96,6 +96,7 @@ TEST_CASE("FFT tasks are printed, counted and accounted", "[program][fft]") {
   CHECK(j["nodes"][0]["tasks"][1]["kind"] == "fft");
   CHECK(j["nodes"][0]["tasks"][1]["fft"]["butterflies"] == 16 * 2 * 2);
   CHECK(j["nodes"][0]["tasks"][2]["inputs"]["count"] == 2);
+  CHECK(j["nodes"][0]["tasks"][2]["inputs"]["buffers"].size() == 2);
   const ProgramCounts c = count(p, 0);
   CHECK(c.fft_tasks == 2);
   CHECK(c.fft_butterflies == 16 * 2 * 2 + 8 * 4 * 3);  // 16 lines of 4, then 8 lines of 8

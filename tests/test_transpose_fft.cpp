@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <complex>
 
 #include "kernels/mode_product.hpp"
@@ -33,11 +34,9 @@ TransformProblem problem(const Case& c, std::vector<D> directions) {
   return {shape, BlockGrid::make(c.n, {1, 1, 1}), SchedulingVector::parse("+++"), std::move(directions)};
 }
 
-template <class T>
-void check_round_trip(const Case& c, const std::string& spec) {
-  INFO(c.algorithm << " N=" << extents_text(c.n) << " P=" << c.p[0] << "x" << c.p[1] << "x" << c.p[2] << " " << spec);
-  const auto algorithm = make_algorithm(c.algorithm);
-  const TransformProblem pr = problem(c, {D::Forward, D::Inverse});
+// The algorithm's Program for the problem, accepted by the generic verifier and its own proofs.
+Program proved(const std::string& name, const TransformProblem& pr) {
+  const auto algorithm = make_algorithm(name);
   const Program program = algorithm->build(pr);
   const ProgramVerification verified = verify_program(program);
   INFO((verified.ok() ? "" : to_string(program, verified.violations.front())));
@@ -45,6 +44,13 @@ void check_round_trip(const Case& c, const std::string& spec) {
   const AlgorithmCheck proof = algorithm->check(pr);
   INFO((proof.ok() ? "" : proof.violations.front()));
   CHECK(proof.ok());
+  return program;
+}
+
+template <class T>
+void check_round_trip(const Case& c, const std::string& spec) {
+  INFO(c.algorithm << " N=" << extents_text(c.n) << " P=" << c.p[0] << "x" << c.p[1] << "x" << c.p[2] << " " << spec);
+  const Program program = proved(c.algorithm, problem(c, {D::Forward, D::Inverse}));
   const auto fc = transform_matrices<T>(spec, c.n, D::Forward), dc = transform_matrices<T>(spec, c.n, D::Inverse);
   const HostData<T> host{random_tensor<T>(c.n, 5), {fc, dc}, {}};
   const ProgramResult<T> result = execute_program(program, host);
@@ -109,4 +115,51 @@ TEST_CASE("ring transpose: hops per node are Eq. 2 summed, not Eq. 3", "[transpo
     CHECK(2 * counts.hops != nodes * nodes * (sum + 3));  // Eq. 3
     CHECK(counts.max_hops == sum - 3);                     // l = p - 1: every coordinate at its largest
   }
+}
+
+// local_kernel fft: each local transform is one FFT task over the pieces its lines came in,
+// handing out the pieces the transpose sends; values within the FFT's derived bound.
+TEST_CASE("transpose FFTs with FFT tasks: round trips proved and golden-checked, N^3/2 log2 N butterflies per axis",
+          "[transpose][fft]") {
+  using C = std::complex<double>;
+  for (const Case& c : {Case{"slab_fft", {8, 8, 8}, {2, 2, 2}}, Case{"pencil_fft", {8, 16, 8}, {2, 2, 2}},
+                        Case{"pencil_fft", {16, 4, 8}, {4, 1, 2}}, Case{"ring_transpose_fft", {16, 16, 1}, {2, 2, 2}}}) {
+    INFO(c.algorithm << " N=" << extents_text(c.n));
+    TransformProblem pr = problem(c, {D::Forward, D::Inverse});
+    pr.local_kernel = "fft";
+    for (std::size_t a = 0; a < 3; ++a) pr.axes[a] = {true, 1.0, 1.0 / static_cast<double>(c.n[a])};
+    const Program program = proved(c.algorithm, pr);
+    const auto fc = transform_matrices<C>("dft", c.n, D::Forward), dc = transform_matrices<C>("dft", c.n, D::Inverse);
+    const HostData<C> host{random_tensor<C>(c.n, 8), {fc, dc}, {}};
+    const ProgramResult<C> result = execute_program(program, host);
+    const double u = unit_roundoff<C>();
+    std::array<double, 3> unscaled{}, scaled{};  // the forward is unscaled, the inverse scaled by 1/N_a
+    for (std::size_t a = 0; a < 3; ++a) {
+      unscaled[a] = fft_stage_factor(c.n[a], u, false);
+      scaled[a] = fft_stage_factor(c.n[a], u, true);
+    }
+    const Tensor3<C> y = result.gather(program, "forward");
+    CHECK(compare_to_golden_per_stage(y, golden_transform(host.input, fc), absolute_transform(host.input, fc), unscaled, 3)
+              .within_tolerance());
+    const Tensor3<C> x = result.gather(program, "inverse");
+    CHECK(compare_to_golden_per_stage(x, golden_transform(y, dc), absolute_transform(y, dc), scaled, 3).within_tolerance());
+    std::size_t butterflies = 0;
+    for (std::size_t a = 0; a < 3; ++a)
+      butterflies += c.n[0] * c.n[1] * c.n[2] / 2 * static_cast<std::size_t>(std::countr_zero(c.n[a]));
+    for (const ProgramExecutionCounts& counts : result.per_transform) {
+      CHECK(counts.fft_butterflies == butterflies);
+      CHECK(counts.scalar_multiply_adds == 0);
+    }
+  }
+}
+
+TEST_CASE("local_kernel fft is refused where an axis is not a DFT of power-of-two length cut evenly", "[transpose][fft]") {
+  TransformProblem pr = problem({"slab_fft", {12, 8, 8}, {2, 2, 1}}, {D::Forward});
+  pr.local_kernel = "fft";
+  pr.axes = {LocalAxis{false, 1, 1}, LocalAxis{true, 1, 1}, LocalAxis{true, 1, 1}};
+  CHECK_THROWS_WITH(make_algorithm("slab_fft")->build(pr), Catch::Contains("local_kernel: 'fft' is not allowed for axis 1"));
+  pr.local_kernel = "auto";  // axis 1 dense, axes 2 and 3 by FFT
+  const Program program = make_algorithm("slab_fft")->build(pr);
+  CHECK(verify_program(program).ok());
+  CHECK(count(program, 0).scalar_multiply_adds == 12 * 8 * 8 * 12);
 }

@@ -90,6 +90,8 @@ def transpose_rows(count, seed):
         ps = [rng.randint(1, 4) for _ in range(3)]
         nodes = ps[0] * ps[1] * ps[2]
         ns = [max(nodes, rng.randint(1, 3) * nodes + rng.randint(0, 2)) for _ in range(3)]
+        if rng.random() < 0.5:  # powers of two: FFT tasks where the DFT's pieces are even
+            ns = [1 << max(nodes - 1, 1).bit_length() + rng.randint(0, 1) for _ in range(3)]
         row = ["--algorithm", algorithm, "--N", "x".join(map(str, ns)), "--P", "x".join(map(str, ps)),
                "--transform", rng.choice(["dft", "dct"]), "--direction", rng.choice(["forward", "inverse", "both"]),
                "--fma_latency", str(rng.randint(1, 8)), "--fma_per_cycle", str(rng.randint(1, 4)),
@@ -97,7 +99,8 @@ def transpose_rows(count, seed):
                "--link_words_per_cycle", rng.choice(["1", "2", "1/2", "1/8", "3/2"]),
                "--link_buffer_words", rng.choice(["1", "3", "16", "auto"]),
                "--roll_policy", rng.choice(["after_compute", "overlapped"]),
-               "--message_startup_cycles", rng.choice(["0", "3", "40"])]
+               "--message_startup_cycles", rng.choice(["0", "3", "40"]),
+               "--local_kernel", rng.choice(["auto", "dense"]), "--fma_per_butterfly", rng.choice(["8", "6", "1"])]
         yield row
 
 

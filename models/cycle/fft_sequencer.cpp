@@ -41,9 +41,9 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
   const FftSpec& spec = context_.program().ffts[task.kernel];
   const FftDataflow& flow = context_.ffts[context_.info[next_]];
   for (std::uint32_t i = 0; i < spec.outputs; ++i)
-    if (!context_.memory.replaceable(task.buffer + i, cycle)) {  // an earlier send still needs the old words
+    if (!context_.memory.replaceable(fft_output(*context_.node, task, spec, i), cycle)) {  // an earlier send still needs the old words
       blocked = Blocked::Data;
-      replacing_ = task.buffer + i;
+      replacing_ = fft_output(*context_.node, task, spec, i);
       return false;
     }
   // Words still on their way (a receive not complete, or a word not landed) are waits for
@@ -52,7 +52,7 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
   const std::size_t input_words = in[0] * in[1] * in[2];
   Blocked waiting = Blocked::None;
   for (std::uint32_t i = 0; i < spec.inputs; ++i) {
-    const BufferState& buffer = context_.memory.buffer(task.operand + i);
+    const BufferState& buffer = context_.memory.buffer(fft_input(*context_.node, task, i));
     if (flow.filled_by[i] != no_task && !context_.complete_by(flow.filled_by[i], cycle)) waiting = Blocked::Data;
     for (std::size_t w = 0; w < input_words && waiting != Blocked::Data; ++w)
       if (buffer.words[w].generation != flow.input_generations[i]) waiting = Blocked::Data;
@@ -63,15 +63,15 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
     return false;
   }
   for (std::uint32_t i = 0; i < spec.inputs; ++i) {
-    const BufferState& buffer = context_.memory.buffer(task.operand + i);
+    const BufferState& buffer = context_.memory.buffer(fft_input(*context_.node, task, i));
     const DataTag want = slice_tag(task.operand_tag, spec.input_cut, i);
     if (flow.filled_by[i] == no_task && buffer.tag != want)
       context_.fail("task " + std::to_string(next_) + " needs " + context_.program().describe(want) + " but holds " +
                     context_.program().describe(buffer.tag));
   }
-  context_.datapath->fft(task.kernel, task.operand, task.buffer);
+  context_.datapath->fft(*context_.node, task);
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {  // not usable before the results are
-    context_.memory.place(task.buffer + i, flow.output_generations[i], never, slice_tag(task.tag, spec.output_cut, i));
+    context_.memory.place(fft_output(*context_.node, task, spec, i), flow.output_generations[i], never, slice_tag(task.tag, spec.output_cut, i));
   }
   fft_ = {spec.butterflies() * context_.run->fma_per_butterfly / std::max<std::uint64_t>(spec.passes(), 1), spec.passes(),
           0, 0, cycle, cycle};
@@ -88,7 +88,7 @@ void TaskSequencer::finish_fft(Cycle usable) {
   const Task& task = context_.task(next_);
   const FftSpec& spec = context_.program().ffts[task.kernel];
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {
-    BufferState& buffer = context_.memory.buffer(task.buffer + i);
+    BufferState& buffer = context_.memory.buffer(fft_output(*context_.node, task, spec, i));
     for (WordState& w : buffer.words) w.ready = usable;
     std::fill(buffer.component_ready.begin(), buffer.component_ready.end(), usable);
   }
@@ -147,9 +147,11 @@ Cycle TaskSequencer::fft_replaceable_at(Cycle cycle) const {
   const Task& task = context_.task(next_);
   Cycle at = never;
   bool waits = false;
-  for (std::uint32_t i = 0; i < context_.program().ffts[task.kernel].outputs; ++i) {
-    if (context_.memory.replaceable(task.buffer + i, cycle)) continue;
-    const BufferState& buffer = context_.memory.buffer(task.buffer + i);
+  const FftSpec& spec = context_.program().ffts[task.kernel];
+  for (std::uint32_t i = 0; i < spec.outputs; ++i) {
+    const std::uint32_t b = fft_output(*context_.node, task, spec, i);
+    if (context_.memory.replaceable(b, cycle)) continue;
+    const BufferState& buffer = context_.memory.buffer(b);
     if (buffer.owed_words > 0 || buffer.busy_until == never) return never;
     at = waits ? std::max(at, buffer.busy_until + 1) : buffer.busy_until + 1;
     waits = true;

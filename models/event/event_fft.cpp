@@ -14,9 +14,10 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
   Walk& w = node.walk;
   const FftSpec& spec = program_.ffts[task.kernel];
   const FftDataflow& flow = node.fft_flow[node.info[w.next]];
+  const NodeProgram& list = program_.nodes[n];
   Cycle at = w.at;
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {  // replaceable once every owed word has left
-    const BufferTimes& out = node.buffers[task.buffer + i];
+    const BufferTimes& out = node.buffers[fft_output(list, task, spec, i)];
     if (!out.active_sends.empty()) return false;
     at = std::max(at, out.busy_until == never ? Cycle{0} : out.busy_until + 1);
   }
@@ -26,7 +27,7 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
   const Extents3 in = spec.input_extents();
   const std::size_t input_words = in[0] * in[1] * in[2];
   for (std::uint32_t i = 0; i < spec.inputs; ++i) {
-    const BufferTimes& input = node.buffers[task.operand + i];
+    const BufferTimes& input = node.buffers[fft_input(list, task, i)];
     if (!input.holds(flow.input_generations[i], input_words)) return false;
     stored = std::max(stored, input.latest_since(input_words));
     at = std::max(at, input.latest(input_words));
@@ -39,7 +40,7 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
   classify_wait(node, w.at, stored);
   classify_dependency(node, stored, at);
   const unsigned taken = at == w.last_issue ? w.issued_then : 0;  // slots of `at` the task before took
-  node.datapath->fft(task.kernel, task.operand, task.buffer);
+  node.datapath->fft(list, task);
   // The passes: c_0 = at + floor((P - 1 + o)/f), c_k = c_{k-1} + L + floor((P - 1)/f).
   const std::uint64_t passes = spec.passes(), f = params_.per_cycle;
   const std::uint64_t per_pass = passes == 0 ? 0 : spec.butterflies() * params_.fma_per_butterfly / passes;
@@ -69,7 +70,7 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
     }
   }
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {
-    BufferTimes& out = node.buffers[task.buffer + i];
+    BufferTimes& out = node.buffers[fft_output(list, task, spec, i)];
     out.place_result(flow.output_generations[i], at, usable);
     out.tag = slice_tag(task.tag, spec.output_cut, i);
   }

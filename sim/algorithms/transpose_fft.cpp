@@ -180,9 +180,11 @@ class TransposeBuilder {
     program_.stages[3 * t].steps = 1;
     for (std::size_t k = 0; k < 2; ++k) program_.stages[3 * t + k + 1].steps = static_cast<std::uint32_t>(group(c, k));
     std::vector<std::vector<Piece>> pieces(processes());
+    const bool fft = fft_phase(t, 0);
     for (std::size_t p = 0; p < processes(); ++p) {
       pieces[p] = accumulators(t, 0, p);
-      accumulate(t, 0, p, current_[p].front(), pieces[p], true, 0);
+      if (fft) fft_task(t, 0, p, current_[p], pieces[p]);
+      else accumulate(t, 0, p, current_[p].front(), pieces[p], true, 0);
     }
     for (std::size_t k = 0; k < 2; ++k) pieces = exchange(t, k, pieces);
     current_ = std::move(pieces);
@@ -268,6 +270,57 @@ class TransposeBuilder {
     }
   }
 
+  // Whether phase k of transform t is one FFT task (local_kernel fft or auto): its axis is a DFT
+  // of power-of-two length, which the pieces it reads and the pieces it makes cut evenly.
+  bool fft_phase(std::size_t t, std::size_t k) const {
+    if (problem_.local_kernel == "dense") return false;
+    const Chain& c = chain(t);
+    const std::size_t x = c.ax(k), length = n()[x];
+    const std::size_t in = k == 0 ? 1 : c.G[k - 1].parts[x], out = c.G[k].parts[x];
+    const bool fits = problem_.axes[x].fft && length % in == 0 && length % out == 0;
+    if (!fits && problem_.local_kernel == "fft")
+      throw std::invalid_argument(fmt::format("local_kernel: 'fft' is not allowed for axis {} here (N = {}, transform {}, "
+                                              "pieces of {} and {}); allowed: auto or dense, or a DFT of power-of-two length "
+                                              "that the process grid cuts evenly",
+                                              c.a[k], length, problem_.axes[x].fft ? "dft" : "not a dft of power-of-two length",
+                                              length / in, length / out));
+    return fits;
+  }
+
+  // Phase k on process p as one FFT task: the lines along the axis, gathered from the pieces
+  // `in` (slices along the axis) and handed out as the pieces `out`, listed in axis order.
+  void fft_task(std::size_t t, std::size_t k, std::size_t p, std::vector<Piece> in, std::vector<Piece> out) {
+    const Chain& c = chain(t);
+    const std::size_t x = c.ax(k);
+    const auto along = [x](const Piece& a, const Piece& b) { return a.tag.index[x] < b.tag.index[x]; };
+    std::sort(in.begin(), in.end(), along);
+    std::sort(out.begin(), out.end(), along);
+    const bool inverse = problem_.directions[t] == TransformDirection::Inverse;
+    FftSpec spec;
+    spec.axis = c.a[k];
+    spec.whole = program_.extents_of(in.front().tag);
+    spec.whole[x] = n()[x];
+    spec.input_cut = spec.output_cut = c.a[k];
+    spec.inputs = static_cast<std::uint32_t>(in.size());
+    spec.outputs = static_cast<std::uint32_t>(out.size());
+    spec.inverse = inverse;
+    spec.scale = inverse ? problem_.axes[x].inverse_scale : problem_.axes[x].forward_scale;
+    spec.name = fmt::format("fft{} {}", spec.axis, extents_text(spec.whole));
+    auto found = std::find(program_.ffts.begin(), program_.ffts.end(), spec);
+    if (found == program_.ffts.end()) found = program_.ffts.insert(found, spec);
+    NodeProgram& list = node(p);
+    Task task = make_task(TaskKind::Fft, label(t, k, 0));
+    task.kernel = static_cast<std::uint32_t>(found - program_.ffts.begin());
+    task.list = static_cast<std::uint32_t>(list.buffer_lists.size());
+    for (const Piece& piece : in) list.buffer_lists.push_back(piece.buffer);
+    for (const Piece& piece : out) list.buffer_lists.push_back(piece.buffer);
+    task.operand = in.front().buffer;
+    task.operand_tag = in.front().tag;
+    task.buffer = out.front().buffer;
+    task.tag = out.front().tag;
+    list.tasks.push_back(task);
+  }
+
   // The transpose after phase k, woven into phase k + 1: every receive is posted first; the
   // sends leave in order, the next one posted before the node sums the piece of the step before
   // (so at most two of its messages are ahead of what it has taken in), and each piece is summed
@@ -296,6 +349,12 @@ class TransposeBuilder {
         node(p).tasks.push_back(task);
       };
       send(0);
+      if (fft_phase(t, k + 1)) {  // one task reads every piece: all sends first
+        for (std::size_t j = 1; j < g; ++j) send(j);
+        received.push_back(pieces[p].back());
+        fft_task(t, k + 1, p, received, next[p]);
+        continue;
+      }
       for (std::size_t j = 1; j < g; ++j) {
         send(j);
         accumulate(t, k + 1, p, received[j - 1], next[p], j == 1, static_cast<std::uint32_t>(j - 1));
@@ -362,7 +421,12 @@ class Proof {
     std::map<DataTag, std::set<std::int32_t>> reduced;
     for (std::size_t n = 0; n < p_.nodes.size(); ++n)
       for (const Task& t : p_.nodes[n].tasks) {
-        if (t.kind != TaskKind::Compute || t.label.transform != stage.transform || t.label.stage != stage.stage) continue;
+        if (t.label.transform != stage.transform || t.label.stage != stage.stage) continue;
+        if (t.kind == TaskKind::Fft) {
+          check_fft(name, stage, n, t, made);
+          continue;
+        }
+        if (t.kind != TaskKind::Compute) continue;
         const Extents3 acc = p_.extents_of(t.tag), in = p_.extents_of(t.operand_tag);
         const Extents3 acc_at = p_.origin_of(t.tag), in_at = p_.origin_of(t.operand_tag);
         bool fits = p_.kernels[t.kernel].mode == stage.mode;
@@ -386,6 +450,19 @@ class Proof {
     }
     const Extents3 e = p_.grid.tensor_extents();
     if (words != e[0] * e[1] * e[2]) fail(fmt::format("{}: its blocks hold {} of the tensor's {} elements", name, words, e[0] * e[1] * e[2]));
+  }
+
+  // An FFT task makes each of its output pieces from whole lines along the stage's axis.
+  void check_fft(const std::string& name, const StageInfo& stage, std::size_t n, const Task& t,
+                 std::map<DataTag, std::pair<std::size_t, std::size_t>>& made) {
+    const FftSpec& f = p_.ffts.at(t.kernel);
+    const auto x = static_cast<std::size_t>(stage.mode - 1);
+    if (f.axis != stage.mode || f.whole[x] != p_.grid.tensor_extents()[x])
+      fail(name + ": FFT " + f.name + " does not transform whole lines along axis " + std::to_string(stage.mode));
+    for (std::uint32_t i = 0; i < f.outputs; ++i) {
+      const DataTag tag = slice_tag(t.tag, f.output_cut, i);
+      if (!made.try_emplace(tag, n, f.whole[x]).second) fail(name + ": " + p_.describe(tag) + " is made twice");
+    }
   }
 
   const Program& p_;
@@ -421,6 +498,7 @@ class TransposeAlgorithm final : public Algorithm {
   }
   AlgorithmCheck check(const TransformProblem& problem) const override { return prove_transpose_program(build(problem)); }
   bool coefficients_local() const override { return true; }
+  bool blocks_per_node() const override { return false; }
 
  private:
   std::string name_;

@@ -287,3 +287,34 @@ TEST_CASE("a timed run counts FFT butterflies apart from the mode products' mult
   CHECK(c.fft_butterflies == 4);
   CHECK(c.block_multiply_adds == 1);
 }
+
+TEST_CASE("an FFT task may list its buffers in any order: the same cycles and the same values", "[model][fft]") {
+  // two_node_fft() with node 1's pieces received the other way round (Y(0,0,0) into b1,
+  // Y(0,1,0) into b0) and its FFT listing its inputs as b1, b0 (NodeProgram::buffer_lists):
+  // the times do not depend on where the pieces are, and the values are the consecutive run's.
+  const Program consecutive = two_node_fft();
+  Program listed = consecutive;
+  for (Task& t : listed.nodes[1].tasks) {
+    if (t.kind == TaskKind::Receive) t.buffer ^= 1;
+    if (t.kind == TaskKind::Fft) {
+      listed.nodes[1].buffer_lists = {1, 0, 2};
+      t.list = 0;
+      t.operand = t.buffer = no_buffer;
+    }
+  }
+  require_verified(listed);
+  Machine machine;
+  machine.fma_latency = 4;
+  runs_ending_at(listed, machine, 687);
+  CHECK(same_records(listed, machine) == same_records(consecutive, machine));
+  using C = std::complex<double>;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> d(-1, 1);
+  Tensor3<C> x(8, 4, 1);
+  for (C& v : x.values()) v = {d(rng), d(rng)};
+  for (const std::string engine : {"systemc", "event"})
+    CHECK(engine_buffers(listed, machine, engine, x, 1)[2] == engine_buffers(consecutive, machine, engine, x, 1)[2]);
+  Program broken = listed;
+  broken.nodes[1].buffer_lists = {1, 0};  // the output is not listed
+  CHECK_FALSE(verify_program(broken).ok());
+}
