@@ -103,7 +103,47 @@ std::string MemoryEstimate::describe() const {
                      human(tensors_bytes));
 }
 
+namespace {
+
+// Algorithms that cut the tensor their own way (the transpose FFTs): read off their Program,
+// built here (its size is a small part of the run's): the Program itself; per buffer word and
+// per word a message carries, the times an engine keeps (every node timed, the all-to-alls'
+// routed messages word by word: engine event 48 and 120 bytes, engine systemc its per-word
+// scoreboard); the micro-programs of its dense kernels (none for FFT tasks); and the tensors
+// as for every run.
+MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
+  const Program program = make_algorithm(run.algorithm)->build(problem_of(run));
+  double buffer_words = 0, message_words = 0;
+  for (const NodeProgram& node : program.nodes)
+    for (const BufferSpec& b : node.buffers) buffer_words += b.words;
+  for (const Message& m : program.messages) message_words += static_cast<double>(m.words) * static_cast<double>(m.route.size());
+  const double value_bytes = complex_data ? 16.0 : 8.0;
+  const bool values = run.computes_values();
+  MemoryEstimate e;
+  if (machine.engine == "systemc")
+    e.nodes_bytes = static_cast<double>(program.nodes.size()) * 40.0 * 1024 + buffer_words * (2 * 24 + 16 + value_bytes) +
+                    message_words * 8 + 1.5 * 1024 * 1024;
+  else
+    e.nodes_bytes = static_cast<double>(program.nodes.size()) * 16384.0 + buffer_words * (48 + (values ? value_bytes : 0)) +
+                    message_words * 120;
+  const bool split = complex_data && machine.complex_cost() == 4;
+  double kernel_fma = 0;
+  for (const KernelSpec& k : program.kernels) kernel_fma += static_cast<double>(k.multiply_adds()) * (split ? 4 : 1);
+  e.schedule_bytes = static_cast<double>(bytes(program)) * 2 + (machine.engine == "functional" ? 0 : kernel_fma * (3 * 16 + 5 * 8));
+  const Extents3 n = run.tensor_extents();
+  const double elements = static_cast<double>(n[0]) * static_cast<double>(n[1]) * static_cast<double>(n[2]);
+  const double largest = static_cast<double>(std::max({n[0], n[1], n[2]}));
+  e.tensors_bytes = values ? 12 * elements * value_bytes + input_read_bytes(run) : 12 * largest * largest * value_bytes;
+  return e;
+}
+
+}  // namespace
+
 MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
+  const std::vector<std::string> names = algorithm_names();
+  if (!run.is_matmul() && std::find(names.begin(), names.end(), run.algorithm) != names.end() &&
+      !make_algorithm(run.algorithm)->blocks_per_node())
+    return estimate_own_cut(run, machine, complex_data);
   // In double: N and P may be up to 4096, whose powers overflow any integer check. For shapes
   // and uneven blocks: b is the largest block edge (an upper bound of every block), n^3 the
   // tensor's elements and n^2 the largest matrix, P the largest torus edge (steps per stage).

@@ -42,14 +42,14 @@ struct Point {
 
 }  // namespace
 
-TEST_CASE("the orbital-vs-transpose study plans five algorithms, three N, eleven node counts at six machine points",
+TEST_CASE("the orbital-vs-transpose study plans five algorithms, two local kernels, three N, eleven node counts at six machine points",
           "[scenario][sweep][transpose]") {
   TempDir dir;
   CHECK(run("sweep " + study + " --dry-run", dir.file("plan.txt")) == 0);
   const std::string plan = file_bytes(dir.file("plan.txt"));
   INFO(plan);
-  CHECK_THAT(plan, Catch::Contains("990 points to run") &&
-                       Catch::Contains("fma_per_cycle=16 link_words_per_cycle=1/8 N=128 algorithm=slab_fft nodes=4096"));
+  CHECK_THAT(plan, Catch::Contains("1980 points to run") &&
+                       Catch::Contains("fma_per_cycle=16 link_words_per_cycle=1/8 N=128 algorithm=slab_fft local_kernel=dense nodes=4096"));
 }
 
 TEST_CASE("the latency companion plans five algorithms on three node counts at eight machine points",
