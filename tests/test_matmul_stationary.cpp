@@ -55,7 +55,7 @@ struct Roles {
   bool a_stays;
 };
 
-TEST_CASE("a_stationary: Nc steps, B spread down the columns (Nr - 1 hops a block), Nc - 1 reduction shifts of C; "
+TEST_CASE("a_stationary: Nc steps, B spread down the columns (Nr - 1 hops a block), Nc - 1 reduction shifts of C, "
           "b_stationary the same with rows and columns, A and B exchanged", "[sim][matmul]") {
   for (const Roles roles : {Roles{"a_stationary", true}, Roles{"b_stationary", false}})
     for (const Shape& c : shapes) {
@@ -90,7 +90,7 @@ TEST_CASE("a_stationary: Nc steps, B spread down the columns (Nr - 1 hops a bloc
     }
 }
 
-TEST_CASE("stationary algorithms: words per node are the paper's k n (Nr - 1) / N and m n (Nc - 1) / N (A stationary; "
+TEST_CASE("stationary algorithms: words per node are the paper's k n (Nr - 1) / N and m n (Nc - 1) / N (A stationary, "
           "B stationary m k (Nc - 1) / N and m n (Nr - 1) / N) when the cuts are even and the spread's line divides the "
           "reduction's", "[sim][matmul]") {
   for (const Shape& c : std::vector<Shape>{{2, 4, 8, 8, 8}, {4, 8, 16, 32, 64}, {2, 2, 4, 6, 8}, {1, 4, 4, 8, 8}, {3, 6, 6, 12, 12}}) {

@@ -3,6 +3,7 @@
 machine point at which each algorithm matches a published time.
 
   anchor_match.py RESULTS --target SECONDS [--N N] [--name TEXT]
+  anchor_match.py RESULTS --anchor NAME      (a published anchor of tools/anchors.py: its time and N)
 
 For each algorithm, N and node count, the points that ran are ordered by what they ask of the machine, the
 fma a node issues per cycle first, then the link's words per cycle (the order an architect would
@@ -18,6 +19,8 @@ import os
 import sys
 from fractions import Fraction
 
+import anchors
+
 
 def load_rows(folder):
     with open(os.path.join(folder, "results.jsonl"), encoding="utf-8") as f:
@@ -30,12 +33,14 @@ def cost(row):
 
 
 def matches(rows, target):
-    """Lines of the read-off table: per algorithm, N and node count, the first point at or under
-    the target."""
+    """Lines of the read-off table: per algorithm (and local kernel, where the study varies it), N
+    and node count, the first point at or under the target."""
     groups = {}
+    kernels = len({r.get("local_kernel") for r in rows}) > 1  # a study that varies the local kernel
     for r in rows:  # the node count as asked for: `nodes`, else the torus P
         asked = str(r.get("nodes")) if str(r.get("nodes", "0")) != "0" else f"P {r.get('P')}"
-        groups.setdefault((r["algorithm"], str(r["N"]), asked), []).append(r)
+        algorithm = f"{r['algorithm']} ({r.get('local_kernel')})" if kernels else r["algorithm"]
+        groups.setdefault((algorithm, str(r["N"]), asked), []).append(r)
     lines = ["| algorithm | N | nodes | first match (fma/cycle, link words/cycle) | cycles | seconds | points tried |",
              "|---|---|---|---|---|---|---|"]
     for (algorithm, n, asked), members in sorted(groups.items()):
@@ -57,11 +62,19 @@ def matches(rows, target):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="the anchor study's sweep folder")
-    parser.add_argument("--target", type=float, required=True, help="the published time, in seconds")
+    parser.add_argument("--target", type=float, help="the published time, in seconds")
+    parser.add_argument("--anchor", help="a published anchor by name: " + ", ".join(a["name"] for a in anchors.ANCHORS))
     parser.add_argument("--N", default=None, help="only the points of this N (a study with one target per N)")
     parser.add_argument("--name", default="", help="what the target is, for the heading")
     args = parser.parse_args()
-    if not args.target > 0:
+    if args.anchor is not None:
+        anchor = anchors.by_name(args.anchor)
+        if anchor is None:
+            print(f"anchor_match: --anchor: '{args.anchor}' is not allowed; allowed: " +
+                  ", ".join(a["name"] for a in anchors.ANCHORS), file=sys.stderr)
+            sys.exit(2)
+        args.target, args.N, args.name = anchor["seconds"], str(anchor["N"]), f"{anchor['name']} ({anchor['source']})"
+    if args.target is None or not args.target > 0:
         print(f"anchor_match: --target: '{args.target}' is not allowed; allowed: a positive number of seconds", file=sys.stderr)
         sys.exit(2)
     try:

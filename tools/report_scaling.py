@@ -16,8 +16,11 @@ Points an algorithm cannot run (slab_fft on more nodes than N, orbital on a toru
 cube, ...) are "refused" in the sweep table, with the reason; the tables say so.
 """
 
+import html
+
 import matplotlib.pyplot as plt
 
+import anchors
 import report_groups
 
 # What places a point within a group of these tables, or does not describe the machine.
@@ -161,13 +164,26 @@ def breakdown_table(rows, node_count):
     return header, body
 
 
-def plot_front(rows, node_count, title, figure_png):
-    """Seconds against nodes, one line per algorithm, log-log."""
+def anchor_note(n):
+    """The published times of this tensor size, for the text beside a time table."""
+    found = anchors.at_size(n)
+    if not found:
+        return ""
+    return "Published (on its own machine; marked with a star on the plot): " + "; ".join(
+        f"{a['name']} in {a['seconds']:.4g} s on {a['nodes']} nodes ({a['source']})" for a in found) + "."
+
+
+def plot_front(rows, node_count, title, figure_png, n=None):
+    """Seconds against nodes, one line per algorithm, log-log; the published anchors of size n as
+    stars, so a front can be read against what a real machine did."""
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
     for a in algorithms_of(rows):
         pts = sorted((node_count(r), seconds_of(r)) for r in rows if r["algorithm"] == a and seconds_of(r))
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=a)
+    for anchor in anchors.at_size(n) if n is not None else []:
+        ax.plot([anchor["nodes"]], [anchor["seconds"]], marker="*", markersize=14, linestyle="none", color="black",
+                label=f"{anchor['name']} (published)")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("nodes")
@@ -196,11 +212,13 @@ def sections(rows, node_count, parameter_keys, varying, markdown_table, html_tab
             group = f"N = {n}" + (f", {title}" if title != "all points" else "")
             nodes_list = sorted({p for _, p in at})
             header, cells = time_table(at, algorithms_of(members), nodes_list)
+            published = anchor_note(n)
             md += [f"### Time against nodes: {group}", "", "Seconds (cycles); the fastest in bold.", ""]
-            md += markdown_table(header, cells) + [""]
-            body.append(f"<h3>Time against nodes: {group}</h3>" + html_table(header, cells))
+            md += markdown_table(header, cells) + ([""] + [published] if published else []) + [""]
+            body.append(f"<h3>Time against nodes: {group}</h3>" + html_table(header, cells) +
+                        (f"<p>{html.escape(published)}</p>" if published else ""))
             plots.append((f"transform-front-{index}", f"Strong-scaling front: {group}",
-                          plot_front(list(at.values()), node_count, group, figure_png)))
+                          plot_front(list(at.values()), node_count, group, figure_png, n)))
             index += 1
     for title, members in machine_groups(rows, parameter_keys, varying):
         header, cells = breakdown_table(members, node_count)

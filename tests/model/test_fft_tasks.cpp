@@ -178,7 +178,7 @@ TEST_CASE("one FFT task: passes of 64 fma, each L cycles after the one before (h
   }
 }
 
-TEST_CASE("fma_per_butterfly scales the passes; a length-1 FFT issues nothing", "[model][fft]") {
+TEST_CASE("fma_per_butterfly scales the passes, a length-1 FFT issues nothing", "[model][fft]") {
   // fma_per_butterfly 1: passes of 8 fma, f = 1, L = 4: c_0 = 7, c_1 = 7 + 4 + 7 = 18, c_2 = 29, usable 33.
   Machine machine;
   machine.fma_latency = 4;

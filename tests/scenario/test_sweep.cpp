@@ -110,7 +110,7 @@ TEST_CASE("the large-torus studies sweep with values off: counts in the table, n
   CHECK_THAT(header, Catch::Contains("max_rel_error"));
 }
 
-TEST_CASE("a matmul sweep: the algorithm run, words sent and steps in the table; report renders the shape table and plot",
+TEST_CASE("a matmul sweep: the algorithm run, words sent and steps in the table, report renders the shape table and plot",
           "[scenario][sweep][matmul]") {
   TempDir dir;
   const std::string scenario = dir.file("s.yaml");

@@ -155,7 +155,7 @@ TEST_CASE("a sweep exits with its worst point's class and says which", "[scenari
   }
 }
 
-TEST_CASE("a sweep with nothing to run is an error; -p over a swept parameter warns", "[scenario][sweep][errors]") {
+TEST_CASE("a sweep with nothing to run is an error, -p over a swept parameter warns", "[scenario][sweep][errors]") {
   TempDir dir;
   const std::string scenario = write_scenario(dir, "N: 9\nsweep:\n  P: [2, 4, 8]\n");
   const CliRun none = sweep(scenario, dir.file("out"));

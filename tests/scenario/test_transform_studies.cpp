@@ -152,12 +152,39 @@ TEST_CASE("a tiny orbital-vs-transpose sweep: refusals with their reason, crosso
 TEST_CASE("the anchor studies plan their machine points: Anton, the wafer, the TPU pod", "[scenario][sweep][transpose]") {
   TempDir dir;
   const std::string base = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/";
-  // 2 N x 4 algorithms x 3 fma rates x 3 link speeds; 2 x 6 x 4; 2 x 4; 2 x 4 x 3.
+  // 2 N x 4 algorithms x 2 local kernels x 5 fma rates x 3 link speeds; 2 x 6 x 4; 2 x 4; 2 x 4 x 3.
   for (const auto& [file, expected] : std::vector<std::pair<std::string, std::string>>{
-           {"anchor-anton.yaml", "72 points to run"}, {"anchor-wafer.yaml", "48 points to run"},
+           {"anchor-anton.yaml", "240 points to run"}, {"anchor-wafer.yaml", "48 points to run"},
            {"anchor-wafer-pencil.yaml", "8 points to run"}, {"anchor-tpu.yaml", "24 points to run"}}) {
     INFO(file);
     CHECK(run("sweep " + base + file + " --dry-run", dir.file("plan.txt")) == 0);
     CHECK_THAT(file_bytes(dir.file("plan.txt")), Catch::Contains(expected));
   }
+}
+
+TEST_CASE("published anchors of the swept size are named beside the time table and anchor_match reads one off by name",
+          "[scenario][sweep][transpose][report]") {
+  TempDir dir;
+  const std::string text = file_bytes(study);
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << text.substr(0, text.find("sweep:"))
+                          << "sweep:\n  N: [32]\n  algorithm: [orbital_local_coefficients, slab_fft]\n  nodes: [2]\n";
+  REQUIRE(run("sweep " + scenario + " -j 2 --out " + dir.file("out"), dir.file("sweep.log")) == 0);
+  REQUIRE(run("report " + dir.file("out"), dir.file("report.log")) == 0);
+  const std::string md = file_bytes(dir.file("out") + "/report.md");
+  INFO(md);
+  // N = 32: Anton's 32^3 (3.7 us on 512 nodes) and no other anchor; the anchors of other sizes stay out.
+  CHECK_THAT(md, Catch::Contains("Published (on its own machine; marked with a star on the plot): Anton 32^3 in 3.7e-06 s on 512 nodes") &&
+                     !Catch::Contains("Anton 64^3") && !Catch::Contains("wafer 512^3"));
+
+  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const std::string tool = python + " " + TORUS_SOURCE_DIR + "/tools/anchor_match.py " + dir.file("out");
+  REQUIRE(std::system((tool + " --anchor 'anton 32^3' > " + dir.file("anchor.md") + " 2>&1").c_str()) == 0);
+  const std::string anchor = file_bytes(dir.file("anchor.md"));
+  INFO(anchor);
+  CHECK_THAT(anchor, Catch::Contains("Target 3.7e-06 s: Anton 32^3 (Young et al.") && Catch::Contains("| slab_fft | 32 | 2 | "));
+  const int status = std::system((tool + " --anchor 'Anton 16^3' > " + dir.file("bad.md") + " 2>&1").c_str());
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK_THAT(file_bytes(dir.file("bad.md")), Catch::Contains("--anchor: 'Anton 16^3' is not allowed; allowed: Anton 32^3"));
 }
