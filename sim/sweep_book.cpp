@@ -151,10 +151,14 @@ std::string SweepBook::status(std::size_t to_run, Clock::time_point start) const
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
   const double eta = done == 0 ? 0 : elapsed / static_cast<double>(done) * static_cast<double>(total - std::min(done, total));
   const std::size_t width = 30, filled = total == 0 ? width : width * std::min(done, total) / total;
+  // Refusals (exit 2: the point's parameters, often an algorithm that cannot run that size) are
+  // expected in a sweep over algorithms, so they are counted apart from runs that went wrong.
+  const auto refused_at = summary_.failed_by_code.find(2);
+  const std::size_t refused = refused_at == summary_.failed_by_code.end() ? 0 : refused_at->second;
   return fmt::format("[{}{}] {}/{} points ({} done before, {} combinations dropped: P does not divide N), "
-                     "{} failed, ETA {:.0f} s",
+                     "{} failed, {} refused, ETA {:.0f} s",
                      std::string(filled, '#'), std::string(width - filled, '.'), done + summary_.skipped, summary_.points,
-                     summary_.skipped, summary_.dropped, summary_.failed, eta);
+                     summary_.skipped, summary_.dropped, summary_.failed - refused, refused, eta);
 }
 
 }  // namespace torus

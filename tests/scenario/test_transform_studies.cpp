@@ -75,6 +75,9 @@ TEST_CASE("a tiny orbital-vs-transpose sweep: refusals with their reason, crosso
   // The study says values off; the variant golden-checks every point that runs. Refused points
   // make the sweep exit 2, their class (an input problem).
   REQUIRE(run("sweep " + scenario + " -j 2 -p values=on --out " + dir.file("out"), dir.file("sweep.log")) == 2);
+  // The progress line counts the refusals apart from failures: orbital on 2 and 16 nodes and
+  // slab_fft on 16, at both link speeds.
+  CHECK_THAT(file_bytes(dir.file("sweep.log")), Catch::Contains("24/24 points") && Catch::Contains("0 failed, 6 refused"));
   std::map<std::string, Point> at;  // "link algorithm nodes"
   std::ifstream rows(dir.file("out") + "/results.jsonl");
   for (std::string line; std::getline(rows, line);) {
