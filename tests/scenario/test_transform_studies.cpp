@@ -182,7 +182,8 @@ TEST_CASE("published anchors of the swept size are named beside the time table a
 
   const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   const std::string tool = python + " " + TORUS_SOURCE_DIR + "/tools/anchor_match.py " + dir.file("out");
-  REQUIRE(std::system((tool + " --anchor 'anton 32^3' > " + dir.file("anchor.md") + " 2>&1").c_str()) == 0);
+  REQUIRE(std::system((tool + " --anchor 'anton 32^3' --plot " + dir.file("anchor.png") + " > " + dir.file("anchor.md") + " 2>&1").c_str()) == 0);
+  CHECK(std::filesystem::file_size(dir.file("anchor.png")) > 10000);
   const std::string anchor = file_bytes(dir.file("anchor.md"));
   INFO(anchor);
   CHECK_THAT(anchor, Catch::Contains("Target 3.7e-06 s: Anton 32^3 (Young et al.") && Catch::Contains("| slab_fft | 32 | 2 | "));
