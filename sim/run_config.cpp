@@ -19,8 +19,9 @@ void RunConfig::declare(ParameterSet& set) {
   set.choice("task", task, {"transform", "matmul"},
              "transform: a 3D separable transform of an N1 x N2 x N3 tensor on a P1 x P2 x P3 torus; matmul: the matrix "
              "product C = A B (m, k, n, array, input_a, input_b) on an Nr x Nc plane of the torus");
-  set.extents("N", n, 1, 4096, "elements",
-              "tensor extents: N (N x N x N) or N1xN2xN3, a transform of length N_a along axis a");
+  set.extents("N", n, 1, 65536, "elements",
+              "tensor extents: N (N x N x N) or N1xN2xN3, a transform of length N_a along axis a; at most 4096^3 "
+              "elements in all");
   set.extents("P", p, 1, 4096, "nodes",
               "torus extents: P (P x P x P nodes) or P1xP2xP3; node (Q,R,S) holds one block, N_a/P_a elements along "
               "axis a, the first N_a mod P_a blocks one element larger");
@@ -196,6 +197,12 @@ ScalarType validate(const RunConfig& config) {
     throw std::invalid_argument("algorithm: '" + config.algorithm + "' is not allowed with task: transform; allowed: " +
                                 join(transforms_algorithms, ", ") + " (or task: matmul)");
   check_process_grid(config);
+  // Counts such as N1 N2 N3 (N1 + N2 + N3) multiply-adds stay well inside 64 bits.
+  constexpr std::int64_t most_elements = std::int64_t{1} << 36;
+  if (config.n[0] * config.n[1] * config.n[2] > most_elements)
+    throw std::invalid_argument("N: '" + extents_text(config.n) + "' has " + std::to_string(config.n[0] * config.n[1] * config.n[2]) +
+                                " elements; allowed: at most 4096^3 = " + std::to_string(most_elements) +
+                                " (a 2D transform such as 8192x8192x1 is fine)");
   const BlockGrid grid = config.block_grid();  // at least one element per node along every axis (orbital algorithms)
   // A buffer's words are indexed by 32-bit numbers in Programs and engines.
   constexpr std::size_t most_block_words = 0xFFFFFFFFu;

@@ -29,13 +29,19 @@ machine and its load; run it on an idle machine and say which):
            engines (the event engine both ways), real and complex, values on and off, and Blue
            Gene/P's mesh partitions with blocks of two sizes (values off): the estimate must
            never be below the peak and at most 1.5 times above it.
+  transpose the event engine on routed all-to-alls: the APE100 ring-transpose 2D FFT of 2048^2
+           (scenarios/machines/ape100.yaml, fma_per_cycle 1024, values off) on 128, 256 and 512
+           nodes, 127 to 511 messages per node over up to 21 hops each: engine seconds, wall
+           seconds, peak memory and its estimate, and the exponent of the engine's time against
+           nodes. With --baseline BINARY the same points with that binary (the same cycles
+           required) and the ratios of time and of peak memory.
   mpi      a 48-point study (fma latency against b at N = 16, both micro-schedules) swept on one
            machine and with mpirun at -np 1, 2, 3 (-j 1 per rank, loopback only): wall time,
            speed-up against the plain sweep at -j 1, processor time of everything the sweep
            started, and the peak memory of each rank process and of mpirun (the points' own
            processes aside); the tables must equal the plain sweep's.
 
-  python3 tools/benchmark.py [scaling|growth|event|bare|memory|mpi|all] [--binary B] [--baseline B] [--repeat 3]
+  python3 tools/benchmark.py [scaling|growth|event|transpose|bare|memory|mpi|all] [--binary B] [--baseline B] [--repeat 3]
 """
 
 import argparse
@@ -241,6 +247,42 @@ def bare(args):
               f"{walls['2'] / best_bare:.1f} | {peak / 2**20:.0f} | {held / 2**20:.0f} | {peak / held:.2f} |", flush=True)
 
 
+TRANSPOSE_SHAPES = ["8x4x4", "8x8x4", "8x8x8"]
+
+
+def transpose(args):
+    """Routed all-to-alls: the APE100 ring transpose of 2048^2 on 128 to 512 nodes."""
+    print("| nodes | cycles | engine s | wall s | peak MiB | estimate MiB |"
+          + (" baseline engine s | baseline peak MiB | time ratio | memory ratio |" if args.baseline else ""))
+    print("|---|---|---|---|---|---|" + ("---|---|---|---|" if args.baseline else ""))
+    nodes, seconds = [], []
+    for shape in TRANSPOSE_SHAPES:
+        arguments = [os.path.join(ROOT, "scenarios", "machines", "ape100.yaml"), "--algorithm", "ring_transpose_fft",
+                     "--N", "2048x2048x1", "--P", shape, "--transform", "dft", "--direction", "forward",
+                     "--fma_per_cycle", "1024", "--values", "off", "--engine", "event"]
+        report, wall = run(args.binary, arguments, args.budget_seconds)
+        if report is None:
+            sys.exit(f"P={shape} took longer than {args.budget_seconds:.0f} s")
+        t = report["timing"]
+        count = math.prod(int(e) for e in shape.split("x"))
+        nodes.append(count)
+        seconds.append(t["simulation_seconds"])
+        line = (f"| {count} | {t['total_cycles']} | {t['simulation_seconds']:.2f} | {wall:.2f} | "
+                f"{t['peak_memory_bytes'] / 2**20:.0f} | {t['memory']['estimate_bytes'] / 2**20:.0f} |")
+        if args.baseline:
+            base, _ = run(args.baseline, arguments, args.budget_seconds)
+            if base is None:
+                sys.exit(f"P={shape}: the baseline took longer than {args.budget_seconds:.0f} s")
+            b = base["timing"]
+            if b["total_cycles"] != t["total_cycles"]:
+                sys.exit(f"P={shape}: {t['total_cycles']} cycles against the baseline's {b['total_cycles']}")
+            line += (f" {b['simulation_seconds']:.2f} | {b['peak_memory_bytes'] / 2**20:.0f} | "
+                     f"{b['simulation_seconds'] / t['simulation_seconds']:.1f} | "
+                     f"{b['peak_memory_bytes'] / t['peak_memory_bytes']:.1f} |")
+        print(line, flush=True)
+    print(f"\nengine time grows as nodes^{fitted_exponent(nodes, seconds):.2f} (128 to 512 nodes)")
+
+
 MEMORY_POINTS = [(16, 4), (32, 8), (48, 1), (24, 2), (64, 16)]
 MEMORY_ENGINES = {"systemc": ["--engine", "systemc"], "event (every node)": ["--engine", "event", "--symmetry", "off"],
                   "event (one node)": ["--engine", "event"]}
@@ -393,7 +435,7 @@ def describe_machine():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "event", "bare", "memory", "mpi", "all"], default="all")
+    parser.add_argument("table", nargs="?", choices=["scaling", "growth", "event", "transpose", "bare", "memory", "mpi", "all"], default="all")
     parser.add_argument("--binary", default=os.path.join(ROOT, "build", "tools", "torus-sim"))
     parser.add_argument("--baseline", help="another torus-sim binary to measure beside this one")
     parser.add_argument("--repeat", type=int, default=3, help="runs per point; the fastest counts")
@@ -411,6 +453,9 @@ def main():
     if args.table in ("event", "all"):
         print()
         event(args)
+    if args.table in ("transpose", "all"):
+        print()
+        transpose(args)
     if args.table in ("bare", "all"):
         print()
         bare(args)

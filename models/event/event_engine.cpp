@@ -88,45 +88,70 @@ void EventEngine::run() {
   for (std::size_t n = 0; n < nodes_.size(); ++n) classify_waits(n);
 }
 
-// Whatever waits on node n (itself, its messages in and out) may be able to move on.
-void EventEngine::touch_node(std::size_t n) {
-  const auto push = [this](std::size_t item) {
-    if (queued_[item]) return;
-    queued_[item] = true;
-    work_.push_back(item);
-  };
-  push(n);
-  for (const std::uint32_t m : nodes_[n].active) push(nodes_.size() + m);
+void EventEngine::push_work(std::size_t item) {
+  if (queued_[item]) return;
+  queued_[item] = true;
+  work_.push_back(item);
 }
 
-// Whatever may wait on message m: the nodes on its route, the messages behind it on each link
-// of its route (credits), and the links its nodes may give next.
+// Whatever waits on node n (itself, its messages in and out) may be able to move on.
+void EventEngine::touch_node(std::size_t n) {
+  push_work(n);
+  for (const std::uint32_t m : nodes_[n].active) push_work(nodes_.size() + m);
+}
+
+// Whatever may wait on message m, and nothing else (an all-to-all has thousands of messages
+// active per node, so waking a node's every message on each word of one would be quadratic):
+// the walks of its source (words its sends owe) and destination (words its receives take);
+// the receives into the buffer it leaves (their places owe its words) and the sends from the
+// buffer it fills (they wait for its words); on each link of its route, the messages behind it
+// (credits, and their words queued behind its words in the far end's buffer); the links its
+// nodes may give next.
 void EventEngine::touch_message(std::uint32_t m) {
   const Message& msg = program_.messages[m];
-  touch_node(msg.source);
-  touch_node(msg.destination);
+  const MessageState& s = messages_[m];
+  push_work(msg.source);
+  push_work(msg.destination);
+  for (const std::uint32_t r : nodes_[msg.source].buffers[s.buffer].active_receives) push_work(nodes_.size() + r);
+  if (s.into != no_buffer)
+    for (const std::uint32_t t : nodes_[msg.destination].buffers[s.into].active_sends) push_work(nodes_.size() + t);
   touch_link(links_[first_link(m)]);
-  for (std::uint32_t h = 1; h < hop_count(m); ++h) {  // a word passing a node makes room for its receives too
-    const HopState& hop = hops_[messages_[m].through + h - 1];
-    touch_node(hop.link / direction_count);
-    touch_link(links_[hop.link]);
-  }
+  for (std::uint32_t h = 1; h < hop_count(m); ++h) touch_link(links_[hops_[messages_[m].through + h - 1].link]);
   mark_route(m);
 }
 
-void EventEngine::touch_link(const LinkState& link) {
-  for (std::size_t k = link.head; k < link.queue.size(); ++k) {
-    const std::size_t item = nodes_.size() + message_of(link.queue[k]);
-    if (queued_[item]) continue;
-    queued_[item] = true;
-    work_.push_back(item);
+// The two messages on the link that may move on when its words move: the one holding it (it
+// waits for credits, returned as the far end takes words) and the first whose words have not
+// all been taken at the far end (the others wait behind its words in that buffer, in order).
+void EventEngine::touch_link(LinkState& link) {
+  const auto count = static_cast<std::uint32_t>(messages_.size());
+  while (link.taken_head < link.head) {
+    const std::uint32_t ref = link.queue[link.taken_head];
+    const std::uint64_t base = ref < count ? messages_[ref].link_base : hops_[ref - count].link_base;
+    if (link.pops.count() < base + messages_[message_of(ref)].words) break;
+    ++link.taken_head;
   }
+  if (link.taken_head < link.queue.size()) {
+    const std::uint32_t ref = link.queue[link.taken_head], m = message_of(ref);
+    push_work(nodes_.size() + m);
+    // Its words lead the far end's buffer: the hop after this link may take its own link.
+    const std::uint32_t next = ref < count ? messages_[m].through : ref - count + 1;
+    if (next < hops_.size() && hops_[next].message == m && (ref < count || hops_[next].hop == hops_[ref - count].hop + 1))
+      list_if_front(next);
+  }
+  if (link.head < link.queue.size()) push_work(nodes_.size() + message_of(link.queue[link.head]));
 }
 
 void EventEngine::forget_active(std::size_t n, std::uint32_t m) {
   auto& active = nodes_[n].active;
   const auto it = std::find(active.begin(), active.end(), m);
   if (it != active.end()) active.erase(it);
+}
+
+// Message m's receive at node n has stored its every word.
+void EventEngine::receive_done(std::size_t n, std::uint32_t m) {
+  forget_active(n, m);
+  if (messages_[m].into != no_buffer) std::erase(nodes_[n].buffers[messages_[m].into].active_receives, m);
 }
 
 void EventEngine::fail(std::size_t n, const std::string& what) const {

@@ -121,6 +121,7 @@ class EventEngine {
   void plan_routes();
   bool forward_next(std::uint32_t hop);
   void start_asking(std::uint32_t m, std::uint16_t next_hop);
+  void list_if_front(std::uint32_t hop);
   bool ask_of(std::uint32_t ref, Ask& ask) const;
   void refresh(std::uint32_t arbiter);
   bool decide_grants();
@@ -151,8 +152,10 @@ class EventEngine {
   // Work list.
   void touch_node(std::size_t n);
   void touch_message(std::uint32_t m);
-  void touch_link(const LinkState& link);
+  void touch_link(LinkState& link);
+  void push_work(std::size_t item);
   void forget_active(std::size_t n, std::uint32_t m);
+  void receive_done(std::size_t n, std::uint32_t m);
   [[noreturn]] void stall() const;
   [[noreturn]] void fail(std::size_t n, const std::string& what) const;
   std::uint32_t word_at(const MessageState& s, std::uint32_t k) const { return s.order ? (*s.order)[k] : k; }
@@ -187,6 +190,7 @@ class EventEngine {
   std::vector<Arbiter> arbiters_;
   std::set<std::pair<Cycle, std::uint32_t>> decisions_;  // arbiters by the cycle they may next grant
   std::vector<std::uint32_t> dirty_;
+  Cycle last_grant_ = 0;  // the cycle of the grants decided last
   std::deque<std::size_t> work_;  // nodes: n; messages: node count + m
   std::vector<bool> queued_;
 };

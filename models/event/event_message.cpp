@@ -198,7 +198,7 @@ bool EventEngine::store_next(std::uint32_t m) {
   if (s.taken == s.words) {
     s.last_store = at;
     std::vector<std::complex<double>>().swap(s.payload);
-    forget_active(destination, m);
+    receive_done(destination, m);
     note_credits(s, link);
     release_history(s, link);
     trim_history(s, link);

@@ -26,6 +26,7 @@ bool EventEngine::advance_node(std::size_t n) {
       s.into_generation = node.info[w.next];
       s.receive_task = w.next;
       node.active.push_back(task.message);
+      if (task.buffer != no_buffer) node.buffers[task.buffer].active_receives.push_back(task.message);
       ++w.next;
     } else if (task.kind == TaskKind::Send) {
       if (w.next >= w.posted_until) post_send(n, w.next, w.at);

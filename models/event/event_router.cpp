@@ -104,10 +104,25 @@ bool EventEngine::forward_next(std::uint32_t index) {
 }
 
 // The first word of message m has left for the node where hop `next_hop` starts: from now on
-// that hop's link may learn when it asks.
+// that hop asks for its link, and may take it once at the front of its input buffer.
 void EventEngine::start_asking(std::uint32_t m, std::uint16_t next_hop) {
   const std::uint32_t index = messages_[m].through + next_hop - 1;
-  const std::uint32_t a = links_[hops_[index].link].arbiter;
+  hops_[index].asks = true;
+  list_if_front(index);
+}
+
+// Puts hop `index` among its arbiter's candidates once it asks and the words ahead of it in its
+// input buffer are all taken (then its ask is known for good: ask_of). A link's words are
+// taken in order, so only the first message not yet taken on each input link can be listed:
+// touch_link offers it whenever that link's words move.
+void EventEngine::list_if_front(std::uint32_t index) {
+  HopState& hop = hops_[index];
+  if (!hop.asks || hop.listed) return;
+  const HopState* before = hop.hop == 1 ? nullptr : &hops_[index - 1];
+  const LinkState& in = links_[before ? before->link : first_link(hop.message)];
+  if (in.pops.count() != (before ? before->link_base : messages_[hop.message].link_base)) return;
+  hop.listed = true;
+  const std::uint32_t a = links_[hop.link].arbiter;
   arbiters_[a].asking.push_back(index);
   if (!arbiters_[a].dirty) {
     arbiters_[a].dirty = true;
@@ -165,6 +180,12 @@ bool EventEngine::decide_grants() {
   dirty_.clear();
   if (decisions_.empty()) return false;
   const Cycle at = decisions_.begin()->first;
+  // The grants fall in ever later cycles (the argument above); an earlier one would mean a
+  // message that could have moved on was not woken, and the grants before it were wrong.
+  if (at < last_grant_)
+    throw std::logic_error("engine event: a link to be given at cycle " + std::to_string(at) + " after one was given at cycle " +
+                           std::to_string(last_grant_));
+  last_grant_ = at;
   while (!decisions_.empty() && decisions_.begin()->first == at) {
     const std::uint32_t a = decisions_.begin()->second;
     decisions_.erase(decisions_.begin());

@@ -73,6 +73,7 @@ struct BufferTimes {
   Cycle busy_until = never;                // the last cycle any word of it left
   DataTag tag;
   std::vector<std::uint32_t> active_sends;  // messages posted from it whose words have not all left
+  std::vector<std::uint32_t> active_receives;  // messages posted into it whose words are not all stored
   // When its last change was a whole compute timed by an FmaSchedule: which, and its first cycle
   // (the targets are then usable as that schedule says); none otherwise.
   std::uint32_t schedule = ~std::uint32_t{0};
@@ -178,6 +179,8 @@ struct HopState {
   std::uint16_t hop = 1;
   std::uint8_t port = 0;          // the input port its words arrive on: where ties are broken
   Cycle granted_at = never;       // when it got the link
+  bool asks = false;              // its first word has arrived: it asks for the link
+  bool listed = false;            // in its arbiter's `asking`: it asks and is at the front of its input buffer
   std::uint64_t link_base = 0;    // index of its first word among all words of the link
   std::uint32_t sent = 0;         // words whose leaving cycle is known
   std::vector<Cycle> leave;       // per word, once a word is forwarded one by one
@@ -187,13 +190,13 @@ struct HopState {
 };
 
 // A link that messages passing through ask for: who may ask. Its own node's messages take it
-// in the order they were posted; a passing message joins `asking` once its first word has left
-// the node before.
+// in the order they were posted; a passing message joins `asking` once its first word has
+// arrived and is at the front of its input buffer (so at most one per input port).
 struct Arbiter {
   std::uint32_t link = 0;
   std::vector<std::uint32_t> own;     // messages posted on it, in order
   std::size_t own_next = 0;           // the first of them not yet granted the link
-  std::vector<std::uint32_t> asking;  // hops (EventEngine::hops_) not yet granted the link
+  std::vector<std::uint32_t> asking;  // hops (EventEngine::hops_) that may take the link, not yet granted it
   Cycle key = never;                  // its entry in EventEngine::decisions_, never: none
   bool dirty = false;                 // what it knows may have changed since it was keyed
 };
@@ -256,6 +259,7 @@ struct LinkState {
   // are posted.
   std::vector<std::uint32_t> queue;
   std::size_t head = 0;              // the first whose words have not all left
+  std::size_t taken_head = 0;        // no later than the first whose words have not all been taken at the far end
   std::uint32_t arbiter = no_arbiter;  // in EventEngine::arbiters_, if messages pass through it
   History leaves, pops;              // per word of the link, in order: left, taken at its far end
   Cycle last_pop = 0;

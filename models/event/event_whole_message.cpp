@@ -89,8 +89,7 @@ bool EventEngine::leave_whole(std::uint32_t m, bool& wait) {
   BufferTimes& buffer = node.buffers[s.buffer];
   LinkState& link = links_[first_link(m)];
   const std::uint64_t B = params_.buffer_words, W = s.words;
-  if (!closed_forms_ || s.order || !node.trace.empty() || W == 0 || W >= B || !buffer.compact || link.arbiter != no_arbiter ||
-      node.datapath->holds_values())
+  if (!closed_forms_ || s.order || !node.trace.empty() || W == 0 || W >= B || !buffer.compact || node.datapath->holds_values())
     return false;
   Cycle release = 0;
   if (!release_whole(s, source, release)) return false;
@@ -181,12 +180,21 @@ bool EventEngine::first_held(const LinkState& link, std::uint64_t base, Cycle ar
 // still there, the last word k_j to arrive by j's taking (A_k <= taken(j)) finds at least
 // base + k_j + 1 - j, and every word k is such a k_j or finds no more than one: the largest
 // over those j is the peak among the words that arrive before the earlier ones are all taken
-// (the later ones are most_held's). One step per earlier word still there.
+// (the later ones are most_held's). An earlier word taken once the last word has arrived has
+// k_j = W - 1, so of those only the first counts (the others find fewer): one step per earlier
+// word taken while the message arrives, and a search for the first taken after, so that a long
+// queue ahead of a short message costs no more than the words taken meanwhile.
 std::uint64_t EventEngine::held_behind(const LinkState& link, std::uint64_t base, std::uint64_t front, const Stair& arrival,
                                        std::uint64_t W) const {
   const std::uint64_t num = arrival.num, den = arrival.den, S = arrival.sigma;
+  const Cycle last_arrival = arrival.at(W - 1);
+  std::uint64_t lo = front, hi = base;  // the first word from `front` on taken at or after the last arrival (base: none)
+  while (lo < hi) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (link.pops[mid] >= last_arrival ? hi : lo) = mid + (link.pops[mid] >= last_arrival ? 0 : 1);
+  }
   std::uint64_t held = 0;
-  for (std::uint64_t j = front; j < base; ++j) {
+  for (std::uint64_t j = front; j < std::min(base, lo + 1); ++j) {
     const std::uint64_t end = (link.pops[j] + 1) * num;  // words arriving before this tick: A_k <= taken(j)
     if (end <= S) continue;
     const std::uint64_t k = std::min<std::uint64_t>(W, (end - S + den - 1) / den) - 1;
@@ -197,12 +205,15 @@ std::uint64_t EventEngine::held_behind(const LinkState& link, std::uint64_t base
 
 // A hop after the first of a message routed through other nodes, as a whole (docs/timing-model.md,
 // "Closed forms of a whole message"): when the hop before went whole, so that word k arrives at
-// floor((S + k den) / num) with S its form's tick + latency num, and the link, given to the
-// message no later than its first word arrives, has its next slot no later than S and every
-// credit the message needs back by then, each word leaves in the cycle it arrives: the link's
-// slots never hold it up (the slot after word k's is at most S + (k + 1) den), nor do credits.
-// Each word leaves its place in the input buffer as it leaves, so the input link's pops follow
-// the same form.
+// floor((S + k den) / num) with S its form's tick + latency num, and every credit the message
+// needs is back by its first word's cycle c0 (the first from its arrival at which the link
+// holds the message and the word before has left). With tau the largest of S, the link's next
+// slot and c0 num, word k leaves at floor((tau + k den) / num). If tau = S (the link was given
+// to it by its arrival, with its slot free), each word leaves in the cycle it arrives: the
+// slot after word k's is at most S + (k + 1) den. Otherwise word 0 leaves at floor(tau / num),
+// the link's slot after it is tau + den, and by induction word k's slot tau + k den is its
+// cycle's: its arrival, floor((S + k den) / num), is no later. Each word leaves its place in
+// the input buffer as it leaves, so the input link's pops follow the same form.
 bool EventEngine::forward_whole(std::uint32_t index) {
   HopState& hop = hops_[index];
   const std::uint32_t m = hop.message;
@@ -214,21 +225,29 @@ bool EventEngine::forward_whole(std::uint32_t index) {
   LinkState& in = links_[previous ? previous->link : first_link(m)];
   const std::uint64_t base = previous ? previous->link_base : s.link_base;
   LinkState& link = links_[hop.link];
-  const Cycle d = params_.link_latency;
-  const std::uint64_t S = before->sigma + d * num;
-  const Stair leave{0, S, num, den};
-  const Cycle first = leave.at(0);
-  if (in.pops.count() != base || (in.pops.count() > 0 && in.last_pop >= first)) return false;
-  if (hop.granted_at > first || link.last_leave > first || link.next_free_tick > static_cast<std::int64_t>(S)) return false;
-  if (!credits_back(link, hop.link_base, W, first)) return false;
-  // The link's next slot after the last word: the later of its slot chain and one slot after
-  // the word that left latest in its tick (S + k den less the part of a cycle it waited for).
-  std::uint64_t lag = num;
-  for (std::uint64_t k = 0; k < std::min<std::uint64_t>(W, num); ++k) lag = std::min(lag, (S + k * den) % num);
-  put_whole(link, leave, W, std::max(link.next_free_tick + static_cast<std::int64_t>(W * den), static_cast<std::int64_t>(S + W * den - lag)));
+  const std::uint64_t S = before->sigma + params_.link_latency * num;
+  const Stair arrival{0, S, num, den};
+  std::uint64_t front = 0;
+  if (in.pops.count() != base || !first_held(in, base, arrival.at(0), front)) return false;
+  const Cycle c0 = std::max({arrival.at(0), hop.granted_at, link.last_leave});
+  const auto tau = std::max({S, static_cast<std::uint64_t>(link.next_free_tick), c0 * num});
+  const Stair leave{0, tau, num, den};
+  if (!credits_back(link, hop.link_base, W, leave.at(0))) return false;
+  // The link's next slot after the last word. With tau = S: the later of its slot chain and one
+  // slot after the word that left latest in its tick (S + k den less the part of a cycle it
+  // waited for); otherwise one slot after the last word's, tau + W den.
+  auto next_tick = static_cast<std::int64_t>(tau + W * den);
+  if (tau == S) {
+    std::uint64_t lag = num;
+    for (std::uint64_t k = 0; k < std::min<std::uint64_t>(W, num); ++k) lag = std::min(lag, (S + k * den) % num);
+    next_tick = std::max(link.next_free_tick + static_cast<std::int64_t>(W * den), static_cast<std::int64_t>(S + W * den - lag));
+  }
+  put_whole(link, leave, W, next_tick);
+  link.stats.wait_cycles += leave.at(0) - arrival.at(0);  // it asked when its first word arrived
   const Cycle last = leave.at(W - 1);
-  in.stats.peak_occupancy = std::max<std::uint64_t>(in.stats.peak_occupancy, most_held(leave, leave, W));
-  in.occupancy_front = std::max(in.occupancy_front, base);
+  in.stats.peak_occupancy = std::max<std::uint64_t>(
+      in.stats.peak_occupancy, std::max(held_behind(in, base, front, arrival, W), most_held(arrival, leave, W)));
+  in.occupancy_front = std::max(in.occupancy_front, front);  // no further: the earlier words may still be there
   in.pops.push_form(W, leave);
   in.last_pop = last;
   in.last_pop_forwarded = true;
@@ -290,7 +309,7 @@ bool EventEngine::store_whole(std::uint32_t m) {
   s.taken = static_cast<std::uint32_t>(W);
   s.last_store = last;
   node.last_pop = std::max(node.last_pop, last);
-  forget_active(destination, m);
+  receive_done(destination, m);
   note_credits(s, link);
   release_history(s, link);
   trim_history(s, link);
