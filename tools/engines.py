@@ -92,8 +92,9 @@ def transpose_rows(count, seed):
         ns = [max(nodes, rng.randint(1, 3) * nodes + rng.randint(0, 2)) for _ in range(3)]
         if rng.random() < 0.5:  # powers of two: FFT tasks where the DFT's pieces are even
             ns = [1 << max(nodes - 1, 1).bit_length() + rng.randint(0, 1) for _ in range(3)]
-        if algorithm == "ring_block_fft":  # b_a elements per node along every axis (else refused)
-            ns = [p * rng.choice([2, 3, 4]) for p in ps]
+        if algorithm == "ring_block_fft":  # b_a per node on every axis, rings it can share (most run)
+            ps = [rng.choice([1, 2, 4]) for _ in range(3)]
+            ns = [p * rng.choice([2, 4, 6]) for p in ps]
         row = ["--algorithm", algorithm, "--N", "x".join(map(str, ns)), "--P", "x".join(map(str, ps)),
                "--transform", rng.choice(["dft", "dct"]), "--direction", rng.choice(["forward", "inverse", "both"]),
                "--fma_latency", str(rng.randint(1, 8)), "--fma_per_cycle", str(rng.randint(1, 4)),

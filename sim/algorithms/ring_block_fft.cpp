@@ -46,10 +46,8 @@ class RingBlockBuilder {
     declare();
     for (std::size_t t = 0; t < problem_.directions.size(); ++t) emit_transform(t);
     // Every receive is posted once the inputs are loaded: each piece has a buffer of its own,
-    // so nothing it lands in is still in use, and a message never waits in a link's buffer for
-    // a node still busy with an earlier phase (the next axis's pieces can reach a node before
-    // the pieces it still waits for, through the same links: with receives posted phase by
-    // phase that head-of-line wait closes a cycle).
+    // so nothing it lands in is still in use, and no message waits in a link's buffer for a
+    // node still busy with an earlier phase (blocking the words behind it on that link).
     for (std::size_t node = 0; node < program_.nodes.size(); ++node) {
       auto& tasks = program_.nodes[node].tasks;
       tasks.insert(tasks.begin() + static_cast<std::ptrdiff_t>(loads_[node]), receives_[node].begin(), receives_[node].end());
@@ -124,14 +122,10 @@ class RingBlockBuilder {
     std::array<std::uint16_t, 4> kinds{};
     for (std::size_t k = 0; k < 4; ++k)
       kinds[k] = kind(k == 0 ? from : k == 3 ? to : from + std::string(k, '\''), plan_.pieces(ax, k, n()));
-    for (std::size_t k = 0; k < 3; ++k) {
-      const auto a = static_cast<std::size_t>(ax[k] - 1);
+    for (std::size_t k = 0; k < 3; ++k)
       program_.stages.push_back({static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(k + 1), ax[k],
-                                 fmt::format("axis {}: transpose within the rings along {}, local transform of the lines, "
-                                             "transpose back",
-                                             ax[k], ax[k]),
+                                 fmt::format("axis {0}: transpose within the rings along {0}, local transforms, transpose back", ax[k]),
                                  1});
-    }
     if (t == 0) load_inputs(kinds[0]);
     for (std::size_t k = 0; k < 3; ++k) {
       next_.assign(shape().node_count(), {});
