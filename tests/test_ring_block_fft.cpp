@@ -117,3 +117,18 @@ TEST_CASE("ring_block_fft: refused when a ring has more nodes than lines (b^2 < 
   TransformProblem fft = problem({12, 8, 8}, {2, 2, 2}, {D::Forward}, "fft");
   CHECK_THROWS_WITH(make_algorithm("ring_block_fft")->build(fft), Catch::Contains("local_kernel: 'fft' is not allowed for axis 1"));
 }
+
+// The outputs list (node, buffer, piece) entries; the generic verifier checks each one where it
+// says, so an entry moved to another node is caught.
+TEST_CASE("ring_block_fft: output entries name their node, and the verifier checks each", "[transpose][ring_block]") {
+  Program program = make_algorithm("ring_block_fft")->build(problem({8, 8, 8}, {2, 2, 2}, {D::Forward}, "fft"));
+  const ProgramOutput& out = program.outputs.front();
+  REQUIRE(out.node.size() == out.entries());
+  CHECK(out.entries() > program.node_count());  // each node's block in several pieces
+  REQUIRE(verify_program(program).ok());
+  std::uint32_t& moved = program.outputs.front().node.front();
+  moved = (moved + 1) % static_cast<std::uint32_t>(program.node_count());
+  const ProgramVerification broken = verify_program(program);
+  REQUIRE_FALSE(broken.ok());
+  CHECK_THAT(to_string(program, broken.violations.front()), Catch::Contains("output 'forward' promises"));
+}
