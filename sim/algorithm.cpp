@@ -16,7 +16,8 @@ const Registry<Algorithm>& registry() {
                                                       {"orbital_local_coefficients", make_orbital_local_coefficients},
                                                       {"slab_fft", make_slab_fft},
                                                       {"pencil_fft", make_pencil_fft},
-                                                      {"ring_transpose_fft", make_ring_transpose_fft}});
+                                                      {"ring_transpose_fft", make_ring_transpose_fft},
+                                                      {"ring_block_fft", make_ring_block_fft}});
   return table;
 }
 

@@ -36,7 +36,8 @@ struct HostData {
       return;
     }
     if (array.cut) {
-      copy_block(operands.at(array.operand), array.cut->extents(block.index), array.cut->origin(block.index), words);
+      copy_block(array.input_pieces ? input : operands.at(array.operand), array.cut->extents(block.index),
+                 array.cut->origin(block.index), words);
       return;
     }
     copy_block(input, program.grid.extents(block.index), program.grid.origin(block.index), words);
@@ -57,22 +58,23 @@ struct OutputBlock {
   DataTag tag;
 };
 
-// Assembles `output` into the N1 x N2 x N3 tensor of the Program's grid: node i's buffer
-// output.buffer[i] holds, in its first words, the block output.tag[i] names (cut as its tag
-// kind says, or as the Program's grid cuts the tensor).
+// Assembles `output` into the N1 x N2 x N3 tensor of the Program's grid: entry i's buffer
+// output.buffer[i] on node output.node_of(i) holds, in its first words, the block
+// output.tag[i] names (cut as its tag kind says, or as the Program's grid cuts the tensor).
 // `words(node, buffer)` returns a pointer to the buffer's values in storage order.
 template <class T, class Words>
 Tensor3<T> gather_output(const Program& program, const ProgramOutput& output, Words words,
                          std::vector<OutputBlock>* layout = nullptr) {
   Tensor3<T> tensor(program.grid.tensor_extents());
   if (layout) layout->clear();
-  for (std::size_t node = 0; node < output.buffer.size(); ++node) {
-    const T* values = words(node, output.buffer[node]);
-    const Extents3 e = program.extents_of(output.tag[node]), o = program.origin_of(output.tag[node]);
+  for (std::size_t entry = 0; entry < output.entries(); ++entry) {
+    const std::size_t node = output.node_of(entry);
+    const T* values = words(node, output.buffer[entry]);
+    const Extents3 e = program.extents_of(output.tag[entry]), o = program.origin_of(output.tag[entry]);
     for (std::size_t k = 0; k < e[2]; ++k)
       for (std::size_t j = 0; j < e[1]; ++j)
         for (std::size_t i = 0; i < e[0]; ++i) tensor(o[0] + i, o[1] + j, o[2] + k) = values[i + e[0] * (j + e[1] * k)];
-    if (layout) layout->push_back({node, output.tag[node]});
+    if (layout) layout->push_back({node, output.tag[entry]});
   }
   return tensor;
 }

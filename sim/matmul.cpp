@@ -56,13 +56,13 @@ Program matmul_skeleton(const MatmulProblem& problem, const MatmulLayout& layout
   if (layout.adds) {
     const BlockGrid one = BlockGrid::make({1, 1, 1}, {1, 1, 1});
     p.tag_kinds.push_back({"one", 2, 0, one});
-    p.host_arrays.push_back({"one", false, 0, 0, one, 2});
+    p.host_arrays.push_back({"one", false, 0, 0, one, 2, false});
   }
   p.transforms = {"matmul"};
   p.description = fmt::format("C = A B, A {}x{}, B {}x{}, on a {}x{} array", problem.m, problem.k, problem.k, problem.n,
                               problem.rows(), problem.columns());
   p.nodes.resize(problem.shape.node_count());
-  ProgramOutput out{matmul_output, 0, 1, {}, {}};
+  ProgramOutput out{matmul_output, 0, 1, {}, {}, {}};
   for (std::size_t node = 0; node < p.nodes.size(); ++node) {
     const std::array<std::int32_t, 2> c = layout.c_block(node);
     out.buffer.push_back(0);

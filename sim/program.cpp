@@ -183,7 +183,7 @@ std::size_t bytes(const Program& program) {
              n.buffer_lists.capacity() * sizeof(std::uint32_t);
   total += program.kernels.capacity() * sizeof(KernelSpec) + program.ffts.capacity() * sizeof(FftSpec);
   for (const FftSpec& f : program.ffts) total += f.name.capacity();
-  for (const ProgramOutput& o : program.outputs) total += o.buffer.capacity() * sizeof(std::uint32_t) + o.tag.capacity() * sizeof(DataTag);
+  for (const ProgramOutput& o : program.outputs) total += (o.buffer.capacity() + o.node.capacity()) * sizeof(std::uint32_t) + o.tag.capacity() * sizeof(DataTag);
   return total;
 }
 

@@ -111,6 +111,9 @@ struct HostArray {
   // are cut as cut->axis[0] and its columns as cut->axis[1] instead of like axis `axis`.
   std::optional<BlockGrid> cut;
   std::size_t operand = 0;
+  // With `cut` and not `matrix`: a block of the input tensor cut this way (an algorithm that
+  // loads pieces finer than the nodes' blocks, Program::grid), instead of an operand.
+  bool input_pieces = false;
 };
 
 // Report labels carried by every task.
@@ -183,13 +186,19 @@ inline std::uint32_t fft_output(const NodeProgram& node, const Task& task, const
   return task.list == no_buffer ? task.buffer + i : node.buffer_lists[task.list + f.inputs + i];
 }
 
-// A named set of blocks the Program promises at its end, one per node.
+// A named set of blocks the Program promises at its end: entries (buffer[i], tag[i]), by
+// default one per node (entry i on node i). A Program whose nodes end with their share of the
+// result in several buffers (a block whose pieces came back from several nodes, no copy task
+// to join them) lists the node of each entry in `node` instead, as many entries as it needs.
 struct ProgramOutput {
   std::string name;            // "forward", "forward stage I", ...
   std::uint32_t transform = 0;
   std::uint32_t stage = 3;     // the stage that produced it
-  std::vector<std::uint32_t> buffer;  // per node
-  std::vector<DataTag> tag;           // per node
+  std::vector<std::uint32_t> buffer;  // per entry
+  std::vector<DataTag> tag;           // per entry
+  std::vector<std::uint32_t> node;    // per entry, or empty: entry i is node i's
+  std::size_t entries() const { return buffer.size(); }
+  std::size_t node_of(std::size_t entry) const { return node.empty() ? entry : node[entry]; }
 };
 
 // What a stage label means, for reports.

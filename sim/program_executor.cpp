@@ -154,8 +154,9 @@ class Machine {
       return index >= 0 && static_cast<std::size_t>(index) < split.parts;
     };
     if (array.cut && !array.matrix) {
-      if (array.operand >= host_.operands.size() || host_.operands[array.operand].extents() != array.cut->tensor_extents())
-        return false;
+      const Tensor3<T>* from = array.input_pieces ? &host_.input
+                               : array.operand < host_.operands.size() ? &host_.operands[array.operand] : nullptr;
+      if (!from || from->extents() != array.cut->tensor_extents()) return false;
       for (std::size_t a = 0; a < 3; ++a)
         if (!fits(block.index[a], array.cut->axis[a])) return false;
       return true;
@@ -452,10 +453,13 @@ Tensor3<T> ProgramResult<T>::gather(const Program& program, const std::string& o
     for (const ProgramOutput& o : program.outputs) names += (names.empty() ? "" : ", ") + o.name;
     throw std::invalid_argument("output: the Program has no output '" + output + "'; it has: " + names);
   }
-  for (std::size_t node = 0; node < out->buffer.size(); ++node) {
-    if (node >= buffers.size() || node >= out->tag.size() || out->buffer[node] >= buffers[node].size())
+  if (out->tag.size() != out->entries() || (!out->node.empty() && out->node.size() != out->entries()))
+    throw std::logic_error("output '" + output + "' lists buffers, tags and nodes of different counts");
+  for (std::size_t i = 0; i < out->entries(); ++i) {
+    const std::size_t node = out->node_of(i);
+    if (node >= buffers.size() || out->buffer[i] >= buffers[node].size())
       throw std::logic_error("output '" + output + "' names a buffer node " + program.describe_node(node) + " does not have");
-    const DataTag& tag = out->tag[node];
+    const DataTag& tag = out->tag[i];
     const BlockGrid& cut = tag.kind < program.tag_kinds.size() && program.tag_kinds[tag.kind].cut ? *program.tag_kinds[tag.kind].cut
                                                                                                   : program.grid;
     for (std::size_t a = 0; a < 3; ++a) {
@@ -463,7 +467,7 @@ Tensor3<T> ProgramResult<T>::gather(const Program& program, const std::string& o
       if (index < 0 || static_cast<std::size_t>(index) >= cut.axis[a].parts)
         throw std::logic_error("output '" + output + "' names a block index outside the tensor");
     }
-    if (buffers[node][out->buffer[node]].size() < program.words_of(out->tag[node]))
+    if (buffers[node][out->buffer[i]].size() < program.words_of(tag))
       throw std::logic_error("output '" + output + "' names a buffer of node " + program.describe_node(node) +
                              " too small for its block");
   }

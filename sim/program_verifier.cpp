@@ -466,21 +466,25 @@ class Verifier {
 
   // ---- check 6: the promised blocks are where the outputs say ----
   void check_output(const ProgramOutput& o) {
-    if (o.buffer.size() != p_.nodes.size() || o.tag.size() != p_.nodes.size()) {
+    const std::size_t entries = o.node.empty() ? p_.nodes.size() : o.node.size();
+    const bool nodes_ok = std::all_of(o.node.begin(), o.node.end(), [&](std::uint32_t n) { return n < p_.nodes.size(); });
+    if (o.buffer.size() != entries || o.tag.size() != entries || !nodes_ok) {
       fail(whole_program, whole_program, [&] {
-        return fmt::format("output '{}' lists {} and {} for {}", o.name, plural(o.buffer.size(), "buffer"),
-                           plural(o.tag.size(), "tag"), plural(p_.nodes.size(), "node"));
+        return fmt::format("output '{}' lists {} and {} for {}{}", o.name, plural(o.buffer.size(), "buffer"),
+                           plural(o.tag.size(), "tag"), o.node.empty() ? plural(p_.nodes.size(), "node") : plural(entries, "entry"),
+                           nodes_ok ? "" : ", and a node the Program does not have");
       });
       return;
     }
-    for (std::size_t n = 0; n < p_.nodes.size(); ++n) {
-      const std::uint32_t b = o.buffer[n];
+    for (std::size_t i = 0; i < entries; ++i) {
+      const std::size_t n = o.node_of(i);
+      const std::uint32_t b = o.buffer[i];
       const BufferState* st = state(n, b);
-      if (st && st->written && same(st->tag, o.tag[n])) continue;
+      if (st && st->written && same(st->tag, o.tag[i])) continue;
       fail(n, whole_program, [&] {
         const auto end = static_cast<std::uint32_t>(p_.nodes[n].tasks.size());
-        return fmt::format("output '{}' promises {} in {}, which {}", o.name, p_.describe(o.tag[n]), buffer_name(n, b),
-                           !st ? "does not exist" : !st->written ? "nothing writes" : why_not(n, end, b, o.tag[n], "collected"));
+        return fmt::format("output '{}' promises {} in {}, which {}", o.name, p_.describe(o.tag[i]), buffer_name(n, b),
+                           !st ? "does not exist" : !st->written ? "nothing writes" : why_not(n, end, b, o.tag[i], "collected"));
       });
     }
   }

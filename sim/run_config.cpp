@@ -48,7 +48,7 @@ void RunConfig::declare(ParameterSet& set) {
              "the Program generator that turns the problem and the torus into per-node task lists (sim/algorithms/); "
              "task transform: " + join(algorithm_names(), ", ") + "; task matmul: " + join(matmul_algorithm_names(), ", "));
   set.choice("local_kernel", local_kernel, {"auto", "fft", "dense"},
-             "how slab_fft, pencil_fft and ring_transpose_fft transform a node's lines: fft = radix-2 FFT tasks "
+             "how slab_fft, pencil_fft, ring_transpose_fft and ring_block_fft transform a node's lines: fft = radix-2 FFT tasks "
              "(fma_per_butterfly fma per butterfly; a DFT axis of power-of-two length cut into equal pieces), dense = "
              "products with the coefficient matrix, auto = fft on every axis where it applies and dense elsewhere; the "
              "orbital algorithms always compute dense block products");

@@ -14,6 +14,7 @@
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
 #include "sim/run_inputs.hpp"
+#include "tests/proved_program.hpp"
 #include "tests/transform_matrices.hpp"
 
 using namespace torus;
@@ -32,19 +33,6 @@ TransformProblem problem(const Case& c, std::vector<D> directions) {
   const TorusShape shape{c.p[0], c.p[1], c.p[2]};
   // The grid is the problem's tensor; each algorithm cuts it its own way.
   return {shape, BlockGrid::make(c.n, {1, 1, 1}), SchedulingVector::parse("+++"), std::move(directions)};
-}
-
-// The algorithm's Program for the problem, accepted by the generic verifier and its own proofs.
-Program proved(const std::string& name, const TransformProblem& pr) {
-  const auto algorithm = make_algorithm(name);
-  const Program program = algorithm->build(pr);
-  const ProgramVerification verified = verify_program(program);
-  INFO((verified.ok() ? "" : to_string(program, verified.violations.front())));
-  REQUIRE(verified.ok());
-  const AlgorithmCheck proof = algorithm->check(pr);
-  INFO((proof.ok() ? "" : proof.violations.front()));
-  CHECK(proof.ok());
-  return program;
 }
 
 template <class T>

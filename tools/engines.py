@@ -81,17 +81,20 @@ def random_rows(count, seed):
 
 
 def transpose_rows(count, seed):
-    """The transpose-based FFTs (slab, pencil, ring transpose) on tori of up to 4 x 4 x 4 nodes
-    with every direction, bandwidths, buffers and start-up costs: all-to-all messages routed
-    through the torus, contending for links."""
+    """The transpose-based FFTs (slab, pencil, ring transpose and its orbital-fair form on b^3
+    blocks) on tori of up to 4 x 4 x 4 nodes with every direction, bandwidths, buffers and
+    start-up costs: all-to-all messages routed through the torus, contending for links."""
     rng = random.Random(seed)
     for _ in range(count):
-        algorithm = rng.choice(["slab_fft", "pencil_fft", "ring_transpose_fft"])
+        algorithm = rng.choice(["slab_fft", "pencil_fft", "ring_transpose_fft", "ring_block_fft"])
         ps = [rng.randint(1, 4) for _ in range(3)]
         nodes = ps[0] * ps[1] * ps[2]
         ns = [max(nodes, rng.randint(1, 3) * nodes + rng.randint(0, 2)) for _ in range(3)]
         if rng.random() < 0.5:  # powers of two: FFT tasks where the DFT's pieces are even
             ns = [1 << max(nodes - 1, 1).bit_length() + rng.randint(0, 1) for _ in range(3)]
+        if algorithm == "ring_block_fft":  # b_a per node on every axis, rings it can share (most run)
+            ps = [rng.choice([1, 2, 4]) for _ in range(3)]
+            ns = [p * rng.choice([2, 4, 6]) for p in ps]
         row = ["--algorithm", algorithm, "--N", "x".join(map(str, ns)), "--P", "x".join(map(str, ps)),
                "--transform", rng.choice(["dft", "dct"]), "--direction", rng.choice(["forward", "inverse", "both"]),
                "--fma_latency", str(rng.randint(1, 8)), "--fma_per_cycle", str(rng.randint(1, 4)),

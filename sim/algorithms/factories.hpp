@@ -13,6 +13,7 @@ std::unique_ptr<Algorithm> make_orbital_local_coefficients();
 std::unique_ptr<Algorithm> make_slab_fft();
 std::unique_ptr<Algorithm> make_pencil_fft();
 std::unique_ptr<Algorithm> make_ring_transpose_fft();
+std::unique_ptr<Algorithm> make_ring_block_fft();  // sim/algorithms/ring_block_fft.cpp
 // Matrix multiplication (sim/matmul.hpp).
 class MatmulAlgorithm;
 std::unique_ptr<MatmulAlgorithm> make_systolic();

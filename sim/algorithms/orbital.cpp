@@ -94,11 +94,11 @@ class OrbitalBuilder {
     // With b x b x b blocks the three kernels in mode order; otherwise each as a step needs it.
     if (grid().uniform_cube())
       for (int mode = 1; mode <= 3; ++mode) program_.kernels.push_back(cube_kernel(mode, grid().axis[0].largest()));
-    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0});
+    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0, false});
     for (std::size_t t = 0; t < schedules_.size(); ++t)
       for (int axis = 1; axis <= 3; ++axis)
         program_.host_arrays.push_back({to_string(schedules_[t].direction) + (t == 0 ? " C" : " D") + std::to_string(axis),
-                                        true, axis, t, {}, 0});
+                                        true, axis, t, {}, 0, false});
     // First buffers: one per kind, as large as the largest block of that kind. Second buffers
     // only for kinds that roll: the next block arrives there while the current one is used or
     // still leaving.
@@ -218,7 +218,7 @@ class OrbitalBuilder {
   void declare_outputs() {
     const std::size_t count = node_count();
     auto add = [&](const std::string& name, std::size_t t, std::uint32_t stage, BlockKind kind) {
-      ProgramOutput out{name, static_cast<std::uint32_t>(t), stage, {}, {}};
+      ProgramOutput out{name, static_cast<std::uint32_t>(t), stage, {}, {}, {}};
       const std::uint32_t buffer = current(kind);
       for (std::size_t node = 0; node < count; ++node) {
         out.buffer.push_back(buffer);

@@ -109,11 +109,11 @@ class LocalCoefficientBuilder {
       const auto kind = static_cast<BlockKind>(k);
       program_.tag_kinds.push_back({to_string(kind), is_coefficient(kind) ? 2 : 3, axis_of(kind), {}});
     }
-    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0});
+    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0, false});
     for (std::size_t t = 0; t < problem_.directions.size(); ++t)
       for (int axis = 1; axis <= 3; ++axis)
         program_.host_arrays.push_back({to_string(problem_.directions[t]) + (t == 0 ? " C" : " D") + std::to_string(axis), true,
-                                        axis, t, {}, 0});
+                                        axis, t, {}, 0, false});
     // One buffer per kind at its largest block (a coefficient buffer holds the block generated
     // for the step), and a second one for each kind that rolls: the next block arrives there.
     std::vector<BufferSpec> buffers;
@@ -212,7 +212,7 @@ class LocalCoefficientBuilder {
   // last transform, of its stage I and II results (which later stages only read).
   void declare_outputs() {
     const auto add = [&](const std::string& name, std::size_t t, std::uint32_t stage, BlockKind kind) {
-      ProgramOutput out{name, static_cast<std::uint32_t>(t), stage, {}, {}};
+      ProgramOutput out{name, static_cast<std::uint32_t>(t), stage, {}, {}, {}};
       for (std::size_t n = 0; n < node_count(); ++n) {
         const NodeCoord c = shape().coord_of(n);
         out.buffer.push_back(current(kind));

@@ -1,5 +1,7 @@
 #include "sim/algorithms/transpose_fft.hpp"
 
+#include "sim/algorithms/local_transform.hpp"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -133,7 +135,7 @@ class TransposeBuilder {
     program_.description = fmt::format("{}, N={} on {} nodes, {}", plan_.description, extents_text(n()), processes(), dirs);
     program_.nodes.assign(processes(), NodeProgram{});
     input_kind_ = add_kind(problem_.directions[0] == TransformDirection::Forward ? "X" : "Y", 3, 0, program_.grid);
-    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0});
+    program_.host_arrays.push_back({"input", false, 0, 0, {}, 0, false});
     coefficient_buffer_.assign(processes(), no_buffer);
   }
 
@@ -167,7 +169,7 @@ class TransposeBuilder {
       const std::string name = (forward ? "C" : "D") + std::to_string(c.a[k]);
       coefficient_kind[k] = add_kind(name, 2, c.a[k], rows_cols);
       matrix[k] = static_cast<std::uint16_t>(program_.host_arrays.size());
-      program_.host_arrays.push_back({to_string(problem_.directions[t]) + " " + name, true, c.a[k], t, rows_cols, 0});
+      program_.host_arrays.push_back({to_string(problem_.directions[t]) + " " + name, true, c.a[k], t, rows_cols, 0, false});
       const bool exchange = k < 2 && c.moved(k) != no_factor;
       program_.stages.push_back({static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(k + 1), c.a[k],
                                  fmt::format("axis {} local: {}({}) {} = sum over pieces x{} {}{}{}", c.a[k], to,
@@ -188,7 +190,7 @@ class TransposeBuilder {
     for (std::size_t k = 0; k < 2; ++k) pieces = exchange(t, k, pieces);
     current_ = std::move(pieces);
     ProgramOutput output{to_string(problem_.directions[t]), static_cast<std::uint32_t>(t), 3,
-                         std::vector<std::uint32_t>(processes()), std::vector<DataTag>(processes())};
+                         std::vector<std::uint32_t>(processes()), std::vector<DataTag>(processes()), {}};
     for (std::size_t p = 0; p < processes(); ++p) {
       output.buffer[plan_.node_of[p]] = current_[p].front().buffer;
       output.tag[plan_.node_of[p]] = current_[p].front().tag;
@@ -251,21 +253,9 @@ class TransposeBuilder {
     const std::size_t x = c.ax(k);
     for (const Piece& acc : accs) {
       const DataTag coefficient{coefficient_kinds_[t][k], {in.tag.index[x], acc.tag.index[x], 0}};
-      Task load = make_task(TaskKind::Load, label(t, k, step));
-      load.buffer = coefficient_buffer(p, program_.words_of(coefficient), coefficient.kind);
-      load.tag = coefficient;
-      load.source = {matrices_[t][k], coefficient.index};
-      node(p).tasks.push_back(load);
-      Task compute = make_task(TaskKind::Compute, label(t, k, step));
-      compute.buffer = acc.buffer;
-      compute.operand = in.buffer;
-      compute.coefficient = load.buffer;
-      compute.zero_accumulator = first;
-      compute.tag = acc.tag;
-      compute.operand_tag = in.tag;
-      compute.coefficient_tag = coefficient;
-      compute.kernel = program_.kernel_for(c.a[k], program_.extents_of(acc.tag), program_.extents_of(in.tag));
-      node(p).tasks.push_back(compute);
+      add_mode_product(program_, node(p), label(t, k, step),
+                       {c.a[k], acc.buffer, in.buffer, coefficient_buffer(p, program_.words_of(coefficient), coefficient.kind),
+                        acc.tag, in.tag, coefficient, matrices_[t][k], first});
     }
   }
 
@@ -300,24 +290,12 @@ class TransposeBuilder {
     spec.whole = program_.extents_of(in.front().tag);
     spec.whole[x] = n()[x];
     spec.input_cut = spec.output_cut = c.a[k];
-    spec.inputs = static_cast<std::uint32_t>(in.size());
-    spec.outputs = static_cast<std::uint32_t>(out.size());
     spec.inverse = inverse;
     spec.scale = inverse ? problem_.axes[x].inverse_scale : problem_.axes[x].forward_scale;
-    spec.name = fmt::format("fft{} {}", spec.axis, extents_text(spec.whole));
-    auto found = std::find(program_.ffts.begin(), program_.ffts.end(), spec);
-    if (found == program_.ffts.end()) found = program_.ffts.insert(found, spec);
-    NodeProgram& list = node(p);
-    Task task = make_task(TaskKind::Fft, label(t, k, 0));
-    task.kernel = static_cast<std::uint32_t>(found - program_.ffts.begin());
-    task.list = static_cast<std::uint32_t>(list.buffer_lists.size());
-    for (const Piece& piece : in) list.buffer_lists.push_back(piece.buffer);
-    for (const Piece& piece : out) list.buffer_lists.push_back(piece.buffer);
-    task.operand = in.front().buffer;
-    task.operand_tag = in.front().tag;
-    task.buffer = out.front().buffer;
-    task.tag = out.front().tag;
-    list.tasks.push_back(task);
+    std::vector<std::uint32_t> inputs, outputs;
+    for (const Piece& piece : in) inputs.push_back(piece.buffer);
+    for (const Piece& piece : out) outputs.push_back(piece.buffer);
+    add_fft_task(program_, node(p), label(t, k, 0), spec, inputs, in.front().tag, outputs, out.front().tag);
   }
 
   // The transpose after phase k, woven into phase k + 1: every receive is posted first; the
