@@ -23,24 +23,36 @@ void StepRecords::set(std::size_t node, const std::vector<StepRecord>& records) 
 
 namespace {
 
+// A node's step begins at its first fma. A step without fma on the node (sends only, or an FFT
+// labelled with another step) and a step whose first fma comes after a later step's take no
+// time: each begins at the earliest first fma of itself and the steps after it, so steps and
+// stages are ordered and their lengths add up to the run's.
+std::vector<std::vector<Cycle>> step_starts(const EngineRecords& records, std::size_t steps) {
+  std::vector<std::vector<Cycle>> starts(records.nodes.size(), std::vector<Cycle>(steps + 1));
+  for (std::size_t n = 0; n < records.nodes.size(); ++n) {
+    starts[n][steps] = records.nodes[n].finish_cycle;
+    for (std::size_t g = steps; g-- > 0;) starts[n][g] = std::min(records.steps.start[n][g], starts[n][g + 1]);
+  }
+  return starts;
+}
+
 void collect_steps(const Program& program, const EngineRecords& records, TimingReport& t) {
-  const StepRecords& r = records.steps;
   const std::size_t steps = program.global_steps(), count = records.nodes.size();
+  const std::vector<std::vector<Cycle>> starts = step_starts(records, steps);
   std::size_t global = 0;
   for (const StageInfo& stage : program.stages) {
     StageTiming st{stage.transform, program.transforms[stage.transform], static_cast<int>(stage.stage), never, 0};
     for (std::uint32_t k = 0; k < stage.steps; ++k, ++global) {
       StepTiming step{global, static_cast<int>(stage.stage), k, never, 0};
       for (std::size_t n = 0; n < count; ++n) {
-        const Cycle start = r.start[n][global];
-        const Cycle next = global + 1 < steps ? r.start[n][global + 1] : records.nodes[n].finish_cycle;
-        step.min_cycles = std::min<std::uint64_t>(step.min_cycles, next - start);
-        step.max_cycles = std::max<std::uint64_t>(step.max_cycles, next - start);
-        if (k == 0) st.start = std::min<std::uint64_t>(st.start, start);
+        const Cycle length = starts[n][global + 1] - starts[n][global];
+        step.min_cycles = std::min<std::uint64_t>(step.min_cycles, length);
+        step.max_cycles = std::max<std::uint64_t>(step.max_cycles, length);
+        if (k == 0) st.start = std::min<std::uint64_t>(st.start, starts[n][global]);
       }
       t.steps.push_back(step);
     }
-    for (std::size_t n = 0; n < count; ++n) st.end = std::max<std::uint64_t>(st.end, global < steps ? r.start[n][global] : t.total_cycles);
+    for (std::size_t n = 0; n < count; ++n) st.end = std::max<std::uint64_t>(st.end, global < steps ? starts[n][global] : t.total_cycles);
     t.stages.push_back(st);
   }
 }

@@ -23,15 +23,17 @@ struct StageTiming {
   std::size_t transform = 0;
   std::string direction;
   int stage = 1;
-  std::uint64_t start = 0;  // first fma of the stage on any node
-  std::uint64_t end = 0;    // first fma of the next stage on any node, or the run's end
+  // A node's step begins at its first fma, or, without one (or after a later step's first fma),
+  // where the next step begins: steps are ordered per node (models/engine_records.cpp).
+  std::uint64_t start = 0;  // the earliest node's start of the stage
+  std::uint64_t end = 0;    // the latest node's start of the next stage, or the run's end
 };
 
 struct StepTiming {
   std::size_t global_step = 0;
   int stage = 1;
   std::size_t step = 0;
-  std::uint64_t min_cycles = 0;  // over nodes: cycles from this step's first fma to the next's
+  std::uint64_t min_cycles = 0;  // over nodes: cycles from this step's start to the next's
   std::uint64_t max_cycles = 0;
 };
 

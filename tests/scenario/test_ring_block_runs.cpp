@@ -43,3 +43,32 @@ TEST_CASE("ring_block_fft: b^2 < P and a mesh are refused with what is allowed",
   CHECK(mesh.exit_code == 2);
   CHECK_THAT(mesh.output, Catch::Contains("boundary: 'mesh' is not allowed with algorithm ring_block_fft; allowed: torus"));
 }
+
+TEST_CASE("transpose algorithms: stages and steps are ordered and no longer than the run, in both engines",
+          "[scenario][transpose][report]") {
+  // A step without fma on a node (sends only) once gave start = never and wrapped round to
+  // ~1.8e19 cycles; stage II of ring_transpose_fft started after stage III.
+  for (const std::string run : {"--algorithm ring_transpose_fft --N 16x16x4 --P 4x2x2", "--algorithm pencil_fft --N 16x16x4 --P 4x2x2",
+                                "--algorithm slab_fft --N 16x16x16 --P 4x2x2", "--algorithm ring_block_fft --N 16x16x16 --P 4x2x2"})
+    for (const std::string engine : {"systemc", "event"}) {
+      INFO(run << " " << engine);
+      const CliRun done = run_cli("run " + run + " --transform dft --values off --engine " + engine);
+      REQUIRE(done.exit_code == 0);
+      const auto& timing = done.report["timing"];
+      const auto total = timing["total_cycles"].get<std::uint64_t>();
+      std::uint64_t last_start = 0;
+      for (const auto& stage : timing["stages"]) {
+        INFO(stage.dump());
+        CHECK(stage["start"].get<std::uint64_t>() >= last_start);
+        CHECK(stage["start"].get<std::uint64_t>() <= stage["end"].get<std::uint64_t>());
+        CHECK(stage["end"].get<std::uint64_t>() <= total);
+        last_start = stage["start"].get<std::uint64_t>();
+      }
+      REQUIRE(timing["steps"].size() > 0);
+      for (const auto& step : timing["steps"]) {
+        INFO(step.dump());
+        CHECK(step["min_cycles"].get<std::uint64_t>() <= step["max_cycles"].get<std::uint64_t>());
+        CHECK(step["max_cycles"].get<std::uint64_t>() <= total);
+      }
+    }
+}
