@@ -42,14 +42,23 @@ struct Point {
 
 }  // namespace
 
-TEST_CASE("the orbital-vs-transpose study plans five algorithms, two local kernels, three N, eleven node counts at six machine points",
+TEST_CASE("the orbital-vs-transpose study plans six algorithms, two local kernels, three N, eleven node counts at six machine points",
           "[scenario][sweep][transpose]") {
   TempDir dir;
   CHECK(run("sweep " + study + " --dry-run", dir.file("plan.txt")) == 0);
   const std::string plan = file_bytes(dir.file("plan.txt"));
   INFO(plan);
-  CHECK_THAT(plan, Catch::Contains("1980 points to run") &&
+  CHECK_THAT(plan, Catch::Contains("2376 points to run") &&
                        Catch::Contains("fma_per_cycle=16 link_words_per_cycle=1/8 N=128 algorithm=slab_fft local_kernel=dense nodes=4096"));
+}
+
+TEST_CASE("the N = 256 companion plans six algorithms on three node counts", "[scenario][sweep][transpose]") {
+  TempDir dir;
+  const std::string large = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/orbital-vs-transpose-large.yaml";
+  CHECK(run("sweep " + large + " --dry-run", dir.file("plan.txt")) == 0);
+  const std::string plan = file_bytes(dir.file("plan.txt"));
+  INFO(plan);
+  CHECK_THAT(plan, Catch::Contains("18 points to run") && Catch::Contains("algorithm=ring_block_fft nodes=512"));
 }
 
 TEST_CASE("the latency companion plans five algorithms on three node counts at eight machine points",
