@@ -263,18 +263,28 @@ std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
   if (!batching_) return 0;
   std::size_t taken = 0;
   Cycle wake = never;
+  bool gate_filled = false;
+  std::uint32_t looked_at = no_task;  // the message whose content `awaited` is about
+  bool awaited = false;
   for (; taken < count; ++taken) {
     const auto& [word, arrival] = words[taken];
     if (!take_one(word, arrival)) break;
+    if (word.message != looked_at) {
+      looked_at = word.message;
+      awaited = taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation);
+    }
     const bool complete = context_.count[taking_.task] == taking_.words;
     if (complete) context_.completions.push_back({taking_.task, arrival});
     // The node must look again when the receive is complete (a compute may start) or when a
     // queued send is waiting for this very content; the first such word is enough, since a
-    // later notification could not move the pending one.
-    if (wake == never && (complete || (taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation))))
-      wake = arrival;
+    // later notification could not move the pending one. A receive the waiting compute's gate
+    // needs matters only when the gate opens: when the last of its receives is complete.
+    const bool gate_receive = complete && context_.in_gate(taking_.task);
+    gate_filled = gate_filled || gate_receive;
+    if (wake == never && ((complete && !gate_receive) || awaited)) wake = arrival;
   }
   if (taken == 0) return 0;
+  if (gate_filled) wake = std::min(wake, context_.gate_opens_at());
   context_.incoming_left -= taken;
   context_.stats.words_received += taken;
   context_.last_progress = std::max(context_.last_progress, words[taken - 1].arrival);
@@ -301,10 +311,16 @@ bool LinkPorts::take_one(const LinkWord& word, Cycle arrival) {
   return true;
 }
 
+// A head waiting for a compute not yet finished is released by nothing that arrives: the node
+// looks at it again when the compute finishes.
 bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {
-  for (const std::size_t d : out_dirs_)
-    if (!outgoing_[d].empty() && outgoing_[d].front().buffer == buffer && outgoing_[d].front().generation == generation)
-      return true;
+  for (const std::size_t d : out_dirs_) {
+    if (outgoing_[d].empty()) continue;
+    const Outgoing& head = outgoing_[d].front();
+    if (head.buffer != buffer || head.generation != generation) continue;
+    if (head.release == SendRelease::ComputeDone && head.compute != no_task && context_.computes[head.compute].done == never) continue;
+    return true;
+  }
   return false;
 }
 

@@ -45,6 +45,7 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
         break;
       }
       started_ = true;
+      context_.gate.fill(no_task);
     }
     if (!ready_to_issue(cycle, blocked)) break;
     issue_one(cycle);
@@ -135,6 +136,11 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   entered_ = true;
   instruction_ = 0;
   last_compute_ = context_.info[next_];
+  if (whole_blocks_)
+    for (std::size_t role = 0; role < 3; ++role) {
+      context_.gate[role] = flow.filled_by[role];
+      context_.gate_words[role] = flow.filled_by[role] == no_task ? 0 : context_.words_of(flow.filled_by[role]);
+    }
   step_ = &context_.steps[task.label.global_step];
   post_following_sends(cycle);
   blocked = Blocked::None;
@@ -150,9 +156,8 @@ void TaskSequencer::post_following_sends(Cycle cycle) {
 
 bool TaskSequencer::gate_open() const {
   if (!whole_blocks_) return true;
-  for (const std::uint32_t receive : context_.computes[last_compute_].filled_by)
-    if (receive != no_task && !context_.complete_by(receive, cycle_)) return false;
-  return true;
+  const Cycle open = context_.gate_opens_at();
+  return open != never ? open <= cycle_ : std::all_of(context_.gate.begin(), context_.gate.end(), [](std::uint32_t r) { return r == no_task; });
 }
 
 Cycle& TaskSequencer::target_ready(const FmaInstruction& instruction) {
