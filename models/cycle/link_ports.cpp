@@ -207,8 +207,10 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   if (link.credits_at(cycle) < remaining) return false;
   if (o.position == 0) check_block(o);
   LinkScratch& scratch = *context_.run->scratch;
-  scratch.words.resize(remaining);
-  scratch.leave.resize(remaining);
+  if (scratch.words.size() < remaining) {  // grown only: messages of different sizes alternate
+    scratch.words.resize(remaining);
+    scratch.leave.resize(remaining);
+  }
   for (std::uint32_t k = 0; k < remaining; ++k) {
     const std::uint32_t w = o.order ? (*o.order)[o.position + k] : o.position + k;
     scratch.words[k] = {context_.datapath->read(o.buffer, w), o.message, w, 0};
@@ -216,10 +218,11 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   link.send_ahead(cycle, scratch.words.data(), remaining, scratch.leave.data());
   if (o.position == 0) context_.stats.link_wait[d] += scratch.leave.front() - leaves_from(o);
   for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, scratch.words[k].index, scratch.leave[k]);
-  context_.note_run(o.task, remaining, scratch.leave.front(), scratch.leave.back());
-  context_.sent_ahead_until = std::max(context_.sent_ahead_until, scratch.leave.back());
-  committed_until_[d] = scratch.leave.back();
-  record_sent(o, remaining, scratch.leave.front(), scratch.leave.back());
+  const Cycle first = scratch.leave.front(), last = scratch.leave[remaining - 1];
+  context_.note_run(o.task, remaining, first, last);
+  context_.sent_ahead_until = std::max(context_.sent_ahead_until, last);
+  committed_until_[d] = last;
+  record_sent(o, remaining, first, last);
   o.position = o.words;
   return true;
 }
@@ -258,30 +261,38 @@ void LinkPorts::take_committed(Cycle now) {
 }
 
 // Committed words: each stored now with its arrival as its ready cycle, if stepping would have
-// stored it on arrival (its receive posted already, its place free by then).
+// stored it on arrival (its receive posted already, its place free by then). A committed block
+// comes as one run of its message's words: looked up once, stored in one loop.
 std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
   if (!batching_) return 0;
   std::size_t taken = 0;
   Cycle wake = never;
   bool gate_filled = false;
-  std::uint32_t looked_at = no_task;  // the message whose content `awaited` is about
-  bool awaited = false;
-  for (; taken < count; ++taken) {
-    const auto& [word, arrival] = words[taken];
-    if (!take_one(word, arrival)) break;
-    if (word.message != looked_at) {
-      looked_at = word.message;
-      awaited = taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation);
+  while (taken < count) {
+    const std::uint32_t message = words[taken].word.message;
+    if (taking_.message != message) {
+      const std::uint32_t task = context_.run->receive_task_of[message];
+      taking_ = {message, task, context_.task(task).buffer, context_.info[task], context_.words_of(task)};
     }
-    const bool complete = context_.count[taking_.task] == taking_.words;
-    if (complete) context_.completions.push_back({taking_.task, arrival});
+    if (taking_.task >= *context_.posted_before) break;
+    std::size_t end = taken;
+    while (end < count && words[end].word.message == message) ++end;
+    const std::size_t stored = store_run(words + taken, end - taken);
+    if (stored == 0) break;
+    const Cycle first = words[taken].arrival, last = words[taken + stored - 1].arrival;
+    context_.note_run(taking_.task, stored, first, last);
     // The node must look again when the receive is complete (a compute may start) or when a
     // queued send is waiting for this very content; the first such word is enough, since a
     // later notification could not move the pending one. A receive the waiting compute's gate
     // needs matters only when the gate opens: when the last of its receives is complete.
-    const bool gate_receive = complete && context_.in_gate(taking_.task);
-    gate_filled = gate_filled || gate_receive;
-    if (wake == never && ((complete && !gate_receive) || awaited)) wake = arrival;
+    if (wake == never && taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation)) wake = first;
+    if (context_.count[taking_.task] == taking_.words) {
+      context_.completions.push_back({taking_.task, last});
+      if (context_.in_gate(taking_.task)) gate_filled = true;
+      else if (wake == never) wake = last;
+    }
+    taken += stored;
+    if (taken < end) break;
   }
   if (taken == 0) return 0;
   if (gate_filled) wake = std::min(wake, context_.gate_opens_at());
@@ -293,26 +304,22 @@ std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
   return taken;
 }
 
-bool LinkPorts::take_one(const LinkWord& word, Cycle arrival) {
-  if (taking_.message != word.message) {  // a committed block comes as one run: look it up once
-    const std::uint32_t task = context_.run->receive_task_of[word.message];
-    taking_ = {word.message, task, context_.task(task).buffer, context_.info[task], context_.words_of(task)};
-  }
-  if (taking_.task >= *context_.posted_before) return false;
+// The leading words of one message's run that may land in their places as of their arrivals.
+std::size_t LinkPorts::store_run(const CommittedWord* words, std::size_t count) {
   const std::uint32_t into = taking_.buffer;
-  if (into != no_buffer) {
-    BufferState& buffer = context_.memory.buffer(into);
-    if (!buffer.words[word.index].replaceable(arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) return false;
-    if (context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
+  if (into == no_buffer) return count;  // dropped: nothing to store
+  BufferState& buffer = context_.memory.buffer(into);
+  std::size_t k = 0;
+  for (; k < count; ++k) {
+    const auto& [word, arrival] = words[k];
+    if (!buffer.words[word.index].replaceable(arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) break;
     context_.datapath->write(into, word.index, word.value);
     context_.memory.store(into, word.index, taking_.generation, arrival);
   }
-  context_.note(taking_.task, arrival);
-  return true;
+  if (k > 0 && context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[taking_.message].tag;
+  return k;
 }
 
-// A head waiting for a compute not yet finished is released by nothing that arrives: the node
-// looks at it again when the compute finishes.
 bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {
   for (const std::size_t d : out_dirs_) {
     if (outgoing_[d].empty()) continue;

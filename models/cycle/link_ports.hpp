@@ -95,7 +95,7 @@ class LinkPorts : public LinkTaker {
   void check_block(const Outgoing& o) const;
   void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
   void record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last);
-  bool take_one(const LinkWord& word, Cycle arrival);
+  std::size_t store_run(const CommittedWord* words, std::size_t count);
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;
