@@ -70,9 +70,9 @@ void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
 bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before, std::size_t port) {
   Incoming& in = incoming_[port];
   if (in.message != word.message) {  // the first word of a message on this port: look it up once
-    const std::uint32_t task = context_.run->receive_task_of[word.message];
-    if (task >= posted_before) return false;
-    in = {word.message, task, context_.task(task).buffer, context_.info[task]};
+    const RunShared::Receiver& r = context_.run->receiver_of[word.message];
+    if (r.task >= posted_before) return false;
+    in = {word.message, r.task, r.buffer, context_.info[r.task]};
   }
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
@@ -213,7 +213,11 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   }
   for (std::uint32_t k = 0; k < remaining; ++k) {
     const std::uint32_t w = o.order ? (*o.order)[o.position + k] : o.position + k;
-    scratch.words[k] = {context_.datapath->read(o.buffer, w), o.message, w, 0};
+    LinkWord& word = scratch.words[k];  // field by field: a whole temporary costs a stalled copy per word
+    word.value = context_.datapath->read(o.buffer, w);
+    word.message = o.message;
+    word.index = w;
+    word.hop = 0;
   }
   link.send_ahead(cycle, scratch.words.data(), remaining, scratch.leave.data());
   if (o.position == 0) context_.stats.link_wait[d] += scratch.leave.front() - leaves_from(o);
@@ -271,8 +275,8 @@ std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
   while (taken < count) {
     const std::uint32_t message = words[taken].word.message;
     if (taking_.message != message) {
-      const std::uint32_t task = context_.run->receive_task_of[message];
-      taking_ = {message, task, context_.task(task).buffer, context_.info[task], context_.words_of(task)};
+      const RunShared::Receiver& r = context_.run->receiver_of[message];
+      taking_ = {message, r.task, r.buffer, context_.info[r.task], r.words};
     }
     if (taking_.task >= *context_.posted_before) break;
     std::size_t end = taken;

@@ -52,6 +52,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
   context_.allocate_plan(settings.trace_tasks);
+  sequencer_.start();
   context_.posted_before = sequencer_.next_task_pointer();
   context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
   context_.datapath = std::move(datapath);

@@ -65,7 +65,12 @@ struct LinkScratch {
 // What the engine shares by all nodes of one run.
 struct RunShared {
   const Program* program = nullptr;
-  std::vector<std::uint32_t> receive_task_of;  // per message: its receive in the destination's list
+  // Per message: its receive in the destination's list, the buffer it lands in and its words
+  // (one look-up, not three, for a message's first word arriving).
+  struct Receiver {
+    std::uint32_t task = no_task, buffer = no_buffer, words = 0;
+  };
+  std::vector<Receiver> receiver_of;
   std::vector<std::uint32_t> send_task_of;     // per message: its send in the source's list
   std::vector<MicroProgram> micro;             // per kernel
   std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward

@@ -11,6 +11,11 @@ TaskSequencer::TaskSequencer(NodeContext& context, bool whole_blocks,
                              std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send)
     : context_(context), post_send_(std::move(post_send)), whole_blocks_(whole_blocks) {}
 
+void TaskSequencer::start() {
+  task_count_ = static_cast<std::uint32_t>(context_.node->tasks.size());
+  if (task_count_ > 0) next_kind_ = context_.task(0).kind;
+}
+
 std::uint32_t TaskSequencer::current_compute() const {
   for (std::uint32_t i = next_; i < context_.node->tasks.size(); ++i)
     if (context_.task(i).kind == TaskKind::Compute) return i;
@@ -27,13 +32,12 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
   std::size_t issued = 0;
   cycle_ = cycle;
   replacing_ = no_buffer;
-  const auto& tasks = context_.node->tasks;
-  while (next_ < tasks.size()) {
-    if (tasks[next_].kind == TaskKind::Fft) {
+  while (next_ < task_count_) {
+    if (next_kind_ == TaskKind::Fft) {
       if (!step_fft(cycle, blocked, issued)) break;
       continue;
     }
-    if (tasks[next_].kind != TaskKind::Compute) {
+    if (next_kind_ != TaskKind::Compute) {
       if (!pass_non_compute(cycle, blocked)) break;
       continue;
     }
@@ -56,7 +60,7 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
 }
 
 Cycle TaskSequencer::replaceable_at(Cycle cycle) const {
-  if (next_ >= context_.node->tasks.size()) return never;
+  if (next_ >= task_count_) return never;
   const Task& task = context_.task(next_);
   if (task.kind == TaskKind::Fft) return entered_ ? never : fft_replaceable_at(cycle);
   const bool overwrites = task.kind == TaskKind::Load || (task.kind == TaskKind::Compute && !entered_);
@@ -77,7 +81,7 @@ bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
   } else if (task.kind == TaskKind::Send && next_ >= posted_until_) {
     post_send_(next_, last_compute_, cycle);
   }
-  ++next_;  // a receive is posted by being passed
+  advance();  // a receive is posted by being passed
   context_.send_state_changed = true;
   return true;
 }
@@ -208,7 +212,7 @@ void TaskSequencer::finish(Cycle) {
   step_->done = step_->done == never ? last_result_ : std::max(step_->done, last_result_);
   if (!context_.trace.empty()) context_.trace[next_].last = last_result_;
   context_.send_state_changed = true;
-  ++next_;
+  advance();
   entered_ = false;
   started_ = false;
   instruction_ = 0;
@@ -216,7 +220,7 @@ void TaskSequencer::finish(Cycle) {
 
 bool TaskSequencer::can_fast_forward() const {
   if (in_fft()) return context_.pipeline->per_cycle() == 1 && fft_left() > 1;
-  return whole_blocks_ && started_ && next_ < context_.node->tasks.size() && context_.pipeline->per_cycle() == 1 &&
+  return whole_blocks_ && started_ && next_ < task_count_ && context_.pipeline->per_cycle() == 1 &&
          instruction_ + 1 < micro_->instructions.size();
 }
 
