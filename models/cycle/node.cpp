@@ -134,8 +134,10 @@ void Node::step(Cycle cycle) {
   ports_.receive(cycle, sequencer_.next_task());
   Blocked blocked = Blocked::None;
   std::size_t issued = 0;
+  // Noted with the fault's own cycle: a node asleep then notes it when it next wakes, with the
+  // progress it had at that cycle (nothing issues from it on), as a stepping node would.
   if (cycle >= stuck_from_ && context_.fault_record.empty())
-    context_.fault_record = name() + std::string(" stopped issuing at cycle ") + std::to_string(cycle) + " (task " +
+    context_.fault_record = name() + std::string(" stopped issuing at cycle ") + std::to_string(stuck_from_) + " (task " +
                             std::to_string(sequencer_.next_task()) + ", fma " +
                             std::to_string(sequencer_.compute_progress().first) + ")";
   const bool issuing = cycle >= issue_resume_ && cycle < stuck_from_;
