@@ -12,7 +12,8 @@ machine and its load; run it on an idle machine and say which):
            (this binary's speed / the baseline's), so a change is measured against a bare
            baseline in the same run.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
-           largest torus that runs within the budget.
+           largest torus that runs within the budget (--values off --direction forward: timing
+           only, one transform).
   event    the event engine: beside the SystemC engine at 512 and 4,096 nodes (values on, the
            same cycles required), with values off timing every node or one node for the torus
            (symmetry: auto) up to 262,144 nodes, and the exponents of its time fitted against
@@ -80,8 +81,8 @@ def run(binary, arguments, timeout):
             return json.load(f), wall
 
 
-def problem(n, p):
-    return ["--N", str(n), "--P", str(p), "--fma_latency", "4", "--transform", "dct", "--direction", "both"]
+def problem(n, p, direction="both"):
+    return ["--N", str(n), "--P", str(p), "--fma_latency", "4", "--transform", "dct", "--direction", direction]
 
 
 def best_of(binary, arguments, repeat, timeout):
@@ -135,7 +136,7 @@ def growth(args):
     print("| P | nodes | cycles | SystemC s | wall s | M node-cycles/s | peak MiB | KiB/node |")
     print("|---|---|---|---|---|---|---|---|")
     for p in (int(v) for v in args.sizes.split(",")):
-        report, wall = run(args.binary, problem(4 * p, p), args.budget_seconds)
+        report, wall = run(args.binary, problem(4 * p, p, args.direction) + ["--values", args.values], args.budget_seconds)
         if report is None:
             print(f"| {p} | {p ** 3} | - | - | > {args.budget_seconds:.0f} | - | - | - |")
             break
@@ -441,6 +442,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs per point; the fastest counts")
     parser.add_argument("--budget-seconds", type=float, default=600.0, help="stop growing the torus past this wall time")
     parser.add_argument("--sizes", default="8,12,16,20,24,28,32", help="torus edges P for the growth table, b = 4")
+    parser.add_argument("--values", choices=["on", "off"], default="on", help="growth: compute the values, or time only")
+    parser.add_argument("--direction", choices=["forward", "both"], default="both", help="growth: DCT forward, or forward and inverse")
     args = parser.parse_args()
     # A table of speeds means little without the machine and the command that measured it.
     print(describe_machine())

@@ -101,7 +101,7 @@ void TaskSequencer::finish_fft(Cycle usable) {
   step_->done = step_->done == never ? usable : std::max(step_->done, usable);
   if (!context_.trace.empty()) context_.trace[next_].last = usable;
   context_.send_state_changed = true;
-  ++next_;
+  advance();
   entered_ = false;
 }
 

@@ -41,12 +41,29 @@ void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t coun
   if (credits_ < count) throw std::logic_error(std::string(name()) + ": send ahead without a credit for each word");
   Cycle at = from;
   while (!ahead_.empty() && ahead_.front() < from) ahead_.pop_front();
+  const auto num = static_cast<Cycle>(rate_.num);
+  const bool faultless = !fault_ || fault_record_.fired;
   for (std::size_t k = 0; k < count; ++k) {
-    at = std::max<Cycle>(at, static_cast<Cycle>(next_free_tick_) / static_cast<Cycle>(rate_.num));  // the link is free
+    const auto free_tick = static_cast<Cycle>(next_free_tick_);
+    at = std::max<Cycle>(at, num == 1 ? free_tick : free_tick / num);  // the link is free (no division at one word a cycle)
     leave[k] = at;
     ahead_.push_back(at);
-    transmit(at, words[k]);
+    if (!faultless) {
+      transmit(at, words[k]);
+      continue;
+    }
+    // transmit() without its fault check, its update request once for the run
+    next_free_tick_ = std::max(next_free_tick_, static_cast<std::int64_t>(at) * rate_.num) + rate_.den;
+    if (last_active_cycle_ != at) {
+      ++stats_.active_cycles;
+      last_active_cycle_ = at;
+    }
+    queue_.push_back({words[k], at + latency_});
   }
+  if (!faultless || count == 0) return;
+  credits_ -= count;
+  stats_.words_sent += count;
+  request_update();
 }
 
 std::uint64_t LinkChannel::credits_unspent(Cycle cycle) {
@@ -64,14 +81,18 @@ void LinkChannel::transmit(Cycle cycle, const LinkWord& sent) {
     ++stats_.active_cycles;
     last_active_cycle_ = cycle;
   }
+  if (fault_ && !fault_record_.fired && cycle >= fault_->from) return transmit_faulty(cycle, sent);
+  queue_.push_back({sent, cycle + latency_});  // not visible to the receiver before the update phase
+  request_update();
+}
+
+void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
+  fault_record_ = {true, sent, cycle, 0};
+  if (fault_->drop) return;  // it left; it never arrives, and its credit never returns
   LinkWord word = sent;
-  if (fault_ && !fault_record_.fired && cycle >= fault_->from) {
-    fault_record_ = {true, sent, cycle, 0};
-    if (fault_->drop) return;  // it left; it never arrives, and its credit never returns
-    word.value = {with_bit_flipped(word.value.real(), fault_->bit), word.value.imag()};
-    fault_record_.became = word.value.real();
-  }
-  queue_.push_back({word, cycle + latency_});  // not visible to the receiver before the update phase
+  word.value = {with_bit_flipped(word.value.real(), fault_->bit), word.value.imag()};
+  fault_record_.became = word.value.real();
+  queue_.push_back({word, cycle + latency_});
   request_update();
 }
 

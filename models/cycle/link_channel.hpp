@@ -147,6 +147,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
  private:
   void update() override;
   void transmit(Cycle cycle, const LinkWord& word);  // takes the credit and the link time
+  void transmit_faulty(Cycle cycle, const LinkWord& word);  // the word the injected fault hits
   void collect_credits(Cycle cycle);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);

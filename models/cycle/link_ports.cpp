@@ -70,9 +70,9 @@ void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
 bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before, std::size_t port) {
   Incoming& in = incoming_[port];
   if (in.message != word.message) {  // the first word of a message on this port: look it up once
-    const std::uint32_t task = context_.run->receive_task_of[word.message];
-    if (task >= posted_before) return false;
-    in = {word.message, task, context_.task(task).buffer, context_.info[task]};
+    const RunShared::Receiver& r = context_.run->receiver_of[word.message];
+    if (r.task >= posted_before) return false;
+    in = {word.message, r.task, r.buffer, context_.info[r.task]};
   }
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
@@ -207,19 +207,26 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   if (link.credits_at(cycle) < remaining) return false;
   if (o.position == 0) check_block(o);
   LinkScratch& scratch = *context_.run->scratch;
-  scratch.words.resize(remaining);
-  scratch.leave.resize(remaining);
+  if (scratch.words.size() < remaining) {  // grown only: messages of different sizes alternate
+    scratch.words.resize(remaining);
+    scratch.leave.resize(remaining);
+  }
   for (std::uint32_t k = 0; k < remaining; ++k) {
     const std::uint32_t w = o.order ? (*o.order)[o.position + k] : o.position + k;
-    scratch.words[k] = {context_.datapath->read(o.buffer, w), o.message, w, 0};
+    LinkWord& word = scratch.words[k];  // field by field: a whole temporary costs a stalled copy per word
+    word.value = context_.datapath->read(o.buffer, w);
+    word.message = o.message;
+    word.index = w;
+    word.hop = 0;
   }
   link.send_ahead(cycle, scratch.words.data(), remaining, scratch.leave.data());
   if (o.position == 0) context_.stats.link_wait[d] += scratch.leave.front() - leaves_from(o);
   for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, scratch.words[k].index, scratch.leave[k]);
-  context_.note_run(o.task, remaining, scratch.leave.front(), scratch.leave.back());
-  context_.sent_ahead_until = std::max(context_.sent_ahead_until, scratch.leave.back());
-  committed_until_[d] = scratch.leave.back();
-  record_sent(o, remaining, scratch.leave.front(), scratch.leave.back());
+  const Cycle first = scratch.leave.front(), last = scratch.leave[remaining - 1];
+  context_.note_run(o.task, remaining, first, last);
+  context_.sent_ahead_until = std::max(context_.sent_ahead_until, last);
+  committed_until_[d] = last;
+  record_sent(o, remaining, first, last);
   o.position = o.words;
   return true;
 }
@@ -248,69 +255,6 @@ void LinkPorts::record_sent(const Outgoing& o, std::uint32_t words, Cycle first,
   step.words_sent += words;
   context_.stats.words_sent += words;
   context_.last_progress = std::max(context_.last_progress, last);
-}
-
-void LinkPorts::take_committed(Cycle now) {
-  for (const std::size_t p : in_dirs_) {
-    context_.in[p]->offer_committed(now);
-    hints_[p].next = context_.in[p]->next_arrival();
-  }
-}
-
-// Committed words: each stored now with its arrival as its ready cycle, if stepping would have
-// stored it on arrival (its receive posted already, its place free by then).
-std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
-  if (!batching_) return 0;
-  std::size_t taken = 0;
-  Cycle wake = never;
-  for (; taken < count; ++taken) {
-    const auto& [word, arrival] = words[taken];
-    if (!take_one(word, arrival)) break;
-    const bool complete = context_.count[taking_.task] == taking_.words;
-    if (complete) context_.completions.push_back({taking_.task, arrival});
-    // The node must look again when the receive is complete (a compute may start) or when a
-    // queued send is waiting for this very content; the first such word is enough, since a
-    // later notification could not move the pending one.
-    if (wake == never && (complete || (taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation))))
-      wake = arrival;
-  }
-  if (taken == 0) return 0;
-  context_.incoming_left -= taken;
-  context_.stats.words_received += taken;
-  context_.last_progress = std::max(context_.last_progress, words[taken - 1].arrival);
-  context_.send_state_changed = true;
-  if (wake != never) wake_at(wake);
-  return taken;
-}
-
-bool LinkPorts::take_one(const LinkWord& word, Cycle arrival) {
-  if (taking_.message != word.message) {  // a committed block comes as one run: look it up once
-    const std::uint32_t task = context_.run->receive_task_of[word.message];
-    taking_ = {word.message, task, context_.task(task).buffer, context_.info[task], context_.words_of(task)};
-  }
-  if (taking_.task >= *context_.posted_before) return false;
-  const std::uint32_t into = taking_.buffer;
-  if (into != no_buffer) {
-    BufferState& buffer = context_.memory.buffer(into);
-    if (!buffer.words[word.index].replaceable(arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) return false;
-    if (context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
-    context_.datapath->write(into, word.index, word.value);
-    context_.memory.store(into, word.index, taking_.generation, arrival);
-  }
-  context_.note(taking_.task, arrival);
-  return true;
-}
-
-bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {
-  for (const std::size_t d : out_dirs_)
-    if (!outgoing_[d].empty() && outgoing_[d].front().buffer == buffer && outgoing_[d].front().generation == generation)
-      return true;
-  return false;
-}
-
-void LinkPorts::wake_at(Cycle cycle) const {
-  const ArrivalHint& hint = hints_[in_dirs_.front()];
-  hint.wake->notify(sc_core::sc_time::from_value(cycle * hint.period_ticks - sc_core::sc_time_stamp().value()));
 }
 
 void LinkPorts::forward(std::size_t d, Cycle cycle) {

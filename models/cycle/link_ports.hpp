@@ -17,6 +17,19 @@
 
 namespace torus {
 
+// The link directions a node uses, held in place (read every cycle: no separate allocation).
+class DirectionList {
+ public:
+  void push_back(std::size_t d) { items_[size_++] = static_cast<std::uint8_t>(d); }
+  const std::uint8_t* begin() const { return items_.data(); }
+  const std::uint8_t* end() const { return items_.data() + size_; }
+  std::size_t front() const { return items_[0]; }
+
+ private:
+  std::array<std::uint8_t, direction_count> items_{};
+  std::uint8_t size_ = 0;
+};
+
 class LinkPorts : public LinkTaker {
  public:
   explicit LinkPorts(NodeContext& context);
@@ -48,8 +61,8 @@ class LinkPorts : public LinkTaker {
   // when the node's state changes).
   Cycle next_arrival() const;
   Cycle earliest_send(Cycle cycle) const;
-  const std::vector<std::size_t>& receive_directions() const { return in_dirs_; }
-  const std::vector<std::size_t>& send_directions() const { return out_dirs_; }
+  const DirectionList& receive_directions() const { return in_dirs_; }
+  const DirectionList& send_directions() const { return out_dirs_; }
   std::array<ArrivalHint, direction_count>& hints() { return hints_; }
   std::string describe_queues(Cycle cycle) const;
 
@@ -95,7 +108,7 @@ class LinkPorts : public LinkTaker {
   void check_block(const Outgoing& o) const;
   void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
   void record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last);
-  bool take_one(const LinkWord& word, Cycle arrival);
+  std::size_t store_run(const CommittedWord* words, std::size_t count);
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;
@@ -112,7 +125,7 @@ class LinkPorts : public LinkTaker {
   struct Taking {
     std::uint32_t message = no_task, task = no_task, buffer = no_buffer, generation = 0, words = 0;
   } taking_;  // the message take() last looked up
-  std::vector<std::size_t> in_dirs_, out_dirs_;
+  DirectionList in_dirs_, out_dirs_;
   bool batching_ = false;
   bool routes_traffic_ = true;
 };

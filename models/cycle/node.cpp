@@ -46,11 +46,13 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
       sequencer_(context_, run.policy->waits_for_whole_blocks(),
                  [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
       tick_(tick),
+      one_cycle_(sc_core::sc_time::from_value(settings.period_ticks)),
       on_finished_(std::move(finished)) {
   context_.index = index;
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
   context_.allocate_plan(settings.trace_tasks);
+  sequencer_.start();
   context_.posted_before = sequencer_.next_task_pointer();
   context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
   context_.datapath = std::move(datapath);
@@ -98,7 +100,9 @@ void Node::arm(Trigger trigger, Cycle cycle) {
   trigger_ = trigger;
   switch (trigger) {
     case Trigger::Tick:
-      if (fast_forward_enabled_) next_trigger(tick_);  // otherwise the static sensitivity
+      // A node that may sleep times its next cycle itself: woken by a timed event (before the
+      // clock edge of the same time), waiting for the edge would run it twice in that cycle.
+      if (fast_forward_enabled_) next_trigger(one_cycle_);  // otherwise the static sensitivity
       return;
     case Trigger::Wake: next_trigger(wake_); return;
     case Trigger::WakeOrTimeout:
@@ -130,8 +134,10 @@ void Node::step(Cycle cycle) {
   ports_.receive(cycle, sequencer_.next_task());
   Blocked blocked = Blocked::None;
   std::size_t issued = 0;
+  // Noted with the fault's own cycle: a node asleep then notes it when it next wakes, with the
+  // progress it had at that cycle (nothing issues from it on), as a stepping node would.
   if (cycle >= stuck_from_ && context_.fault_record.empty())
-    context_.fault_record = name() + std::string(" stopped issuing at cycle ") + std::to_string(cycle) + " (task " +
+    context_.fault_record = name() + std::string(" stopped issuing at cycle ") + std::to_string(stuck_from_) + " (task " +
                             std::to_string(sequencer_.next_task()) + ", fma " +
                             std::to_string(sequencer_.compute_progress().first) + ")";
   const bool issuing = cycle >= issue_resume_ && cycle < stuck_from_;
@@ -145,12 +151,25 @@ void Node::step(Cycle cycle) {
   if (issuing && issue_resume_ <= cycle) account(cycle, issued, blocked);
   const std::uint64_t moved = context_.stats.words_received + context_.stats.words_sent + context_.stats.words_forwarded;
   if (issued > 0 || moved != moved_before) context_.last_progress = cycle;
+  if (issued > 0) issue_ahead_from_next(cycle);
   if (done(cycle)) {
     finish(cycle);
     return;
   }
   if (fast_forward_enabled_) maybe_sleep(cycle, blocked);
   else arm(Trigger::Tick, cycle);
+}
+
+// A compute that has just issued (typically its first fma) would fast-forward in the next cycle
+// if nothing reaches the node by then: decide it now, for cycle + 1, under the same test. What
+// the next cycle's receive and send phases could change is ruled out by that test (no word due
+// or able to leave before `limit`), and a word sent to the node meanwhile wakes it at its
+// arrival as during any run issued ahead; the fma of the run wait for nothing outside the node.
+void Node::issue_ahead_from_next(Cycle cycle) {
+  const Cycle next = cycle + 1;
+  Cycle limit = never;
+  if (issue_resume_ > next || next >= stuck_from_ || !can_fast_forward(next, limit)) return;
+  issue_resume_ = sequencer_.fast_forward(next, limit);
 }
 
 void Node::finish(Cycle cycle) {
@@ -221,11 +240,15 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   if (batching_) ports_.take_committed(cycle);
   Cycle until = ahead ? issue_resume_ : never;
   if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_arrival());
-  // A wake-up notified for a later completion is lost when an earlier one is notified: ask again.
-  until = std::min(until, context_.next_completion());
+  // A wake-up notified for a later completion is lost when an earlier one is notified: ask
+  // again. A compute waiting for whole blocks needs only the cycle its gate opens.
+  const Cycle gate = context_.gate_opens_at();
+  until = std::min(until, gate != never ? gate : context_.next_completion());
   // A load or compute waiting for its buffer's last words to leave goes on the cycle after.
   until = std::min(until, sequencer_.resumes_at());
-  if (context_.sent_ahead_until > cycle) until = std::min(until, context_.sent_ahead_until);
+  // Words sent ahead keep the node from finishing until the last has left (nothing else waits
+  // for them: a buffer they leave from is waited for through resumes_at and replaceable_at).
+  if (context_.sent_ahead_until > cycle && sequencer_.all_passed()) until = std::min(until, context_.sent_ahead_until);
   // A load or compute waiting to overwrite a buffer whose words were sent ahead (a smaller block
   // may arrive in it before a larger one has left) wakes when the last of them has left.
   if (waiting) until = std::min(until, sequencer_.replaceable_at(cycle));

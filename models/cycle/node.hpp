@@ -79,6 +79,7 @@ class Node : public sc_core::sc_module {
   void step(Cycle cycle);
   void account(Cycle cycle, std::size_t issued, Blocked blocked);
   bool can_fast_forward(Cycle cycle, Cycle& limit) const;
+  void issue_ahead_from_next(Cycle cycle);
   void maybe_sleep(Cycle cycle, Blocked blocked);
   void sleep(Cycle cycle, Cycle until, bool waiting);
   void arm(Trigger trigger, Cycle cycle);
@@ -92,6 +93,7 @@ class Node : public sc_core::sc_module {
   LinkPorts ports_;
   TaskSequencer sequencer_;
   const sc_core::sc_event& tick_;
+  sc_core::sc_time one_cycle_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;
   Trigger trigger_ = Trigger::Tick;

@@ -65,7 +65,12 @@ struct LinkScratch {
 // What the engine shares by all nodes of one run.
 struct RunShared {
   const Program* program = nullptr;
-  std::vector<std::uint32_t> receive_task_of;  // per message: its receive in the destination's list
+  // Per message: its receive in the destination's list, the buffer it lands in and its words
+  // (one look-up, not three, for a message's first word arriving).
+  struct Receiver {
+    std::uint32_t task = no_task, buffer = no_buffer, words = 0;
+  };
+  std::vector<Receiver> receiver_of;
   std::vector<std::uint32_t> send_task_of;     // per message: its send in the source's list
   std::vector<MicroProgram> micro;             // per kernel
   std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward
@@ -104,6 +109,25 @@ struct NodeContext {
   }
   void forget_completions(Cycle cycle) {
     std::erase_if(completions, [cycle](const auto& c) { return c.second <= cycle; });
+  }
+  // The receives (and their words) a compute entered but not started waits for in whole
+  // (after_compute); no_task where a role is not received, all of them when nothing waits.
+  std::array<std::uint32_t, 3> gate{no_task, no_task, no_task};
+  std::array<std::uint32_t, 3> gate_words{};
+  bool in_gate(std::uint32_t receive) const { return receive != no_task && std::find(gate.begin(), gate.end(), receive) != gate.end(); }
+  // When every receive of the gate has all its words counted: the cycle the last of them is
+  // complete, at which the gate opens; never while words are still to come or no gate waits.
+  Cycle gate_opens_at() const {
+    Cycle open = never;
+    for (std::size_t r = 0; r < gate.size(); ++r) {
+      if (gate[r] == no_task) continue;
+      if (count[gate[r]] < gate_words[r]) return never;
+      Cycle at = 0;
+      for (const auto& [task, when] : completions)
+        if (task == gate[r]) at = when;
+      open = open == never ? at : std::max(open, at);
+    }
+    return open;
   }
   NodeMemory memory;
   std::unique_ptr<NodeDatapath> datapath;

@@ -23,19 +23,6 @@ void NodeMemory::place(std::uint32_t b, std::uint32_t generation, Cycle cycle, c
   buf.tag = tag;
 }
 
-void NodeMemory::store(std::uint32_t b, std::uint32_t word, std::uint32_t generation, Cycle cycle) {
-  BufferState& buf = buffers_[b];
-  WordState& w = buf.words[word];
-  w.ready = cycle;
-  w.generation = generation;
-  for (std::size_t c = 0; c < components_ && components_ > 1; ++c) buf.component_ready[word * components_ + c] = cycle;
-  for (const BufferState::PendingSend& p : buf.pending_sends)
-    if (p.generation == generation && word < p.words) {
-      if (w.owed == 0) ++buf.owed_words;
-      w.owed = static_cast<std::uint16_t>(w.owed + p.count);
-    }
-}
-
 void NodeMemory::owe(std::uint32_t b, std::uint32_t generation, std::size_t words) {
   BufferState& buf = buffers_[b];
   bool arriving = false;
@@ -54,14 +41,6 @@ void NodeMemory::owe(std::uint32_t b, std::uint32_t generation, std::size_t word
       return;
     }
   buf.pending_sends.push_back({generation, static_cast<std::uint32_t>(words), 1});
-}
-
-void NodeMemory::settle(std::uint32_t b, std::uint32_t word, Cycle left_at) {
-  BufferState& buf = buffers_[b];
-  WordState& w = buf.words[word];
-  if (--w.owed == 0) --buf.owed_words;
-  w.left_at = w.left_at == never ? left_at : std::max(w.left_at, left_at);
-  buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
 }
 
 void NodeMemory::release_pending(std::uint32_t b, std::uint32_t generation, std::uint32_t words) {

@@ -4,6 +4,7 @@
 // posted sends still owe it to a link, and how many updates the running compute still has to
 // make to it. Values live in the datapath; this is only the scoreboard.
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -50,11 +51,31 @@ class NodeMemory {
   // Load or zero: every word holds `generation` from `cycle` on.
   void place(std::uint32_t b, std::uint32_t generation, Cycle cycle, const DataTag& tag);
   // A received word: usable from `cycle`, owed at once to the sends already waiting for it.
-  void store(std::uint32_t b, std::uint32_t word, std::uint32_t generation, Cycle cycle);
+  // (Inline, as settle: both run once per word moved.)
+  void store(std::uint32_t b, std::uint32_t word, std::uint32_t generation, Cycle cycle) {
+    BufferState& buf = buffers_[b];
+    WordState& w = buf.words[word];
+    w.ready = cycle;
+    w.generation = generation;
+    if (components_ > 1)
+      for (std::size_t c = 0; c < components_; ++c) buf.component_ready[word * components_ + c] = cycle;
+    for (const BufferState::PendingSend& p : buf.pending_sends)
+      if (p.generation == generation && word < p.words) {
+        if (w.owed == 0) ++buf.owed_words;
+        w.owed = static_cast<std::uint16_t>(w.owed + p.count);
+      }
+  }
   // A send of `generation` is posted / has finished: it owes the words it will take, the first
   // `words` of the buffer (the block it sends leads the buffer).
   void owe(std::uint32_t b, std::uint32_t generation, std::size_t words);
-  void settle(std::uint32_t b, std::uint32_t word, Cycle left_at);  // the send took the word at `left_at`
+  // The send took the word at `left_at`.
+  void settle(std::uint32_t b, std::uint32_t word, Cycle left_at) {
+    BufferState& buf = buffers_[b];
+    WordState& w = buf.words[word];
+    if (--w.owed == 0) --buf.owed_words;
+    w.left_at = w.left_at == never ? left_at : std::max(w.left_at, left_at);
+    buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
+  }
   // No word of the buffer is owed (landed or still arriving) or still to leave by `cycle`: it
   // may be replaced then.
   bool replaceable(std::uint32_t b, Cycle cycle) const {

@@ -11,6 +11,11 @@ TaskSequencer::TaskSequencer(NodeContext& context, bool whole_blocks,
                              std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send)
     : context_(context), post_send_(std::move(post_send)), whole_blocks_(whole_blocks) {}
 
+void TaskSequencer::start() {
+  task_count_ = static_cast<std::uint32_t>(context_.node->tasks.size());
+  if (task_count_ > 0) next_kind_ = context_.task(0).kind;
+}
+
 std::uint32_t TaskSequencer::current_compute() const {
   for (std::uint32_t i = next_; i < context_.node->tasks.size(); ++i)
     if (context_.task(i).kind == TaskKind::Compute) return i;
@@ -27,13 +32,12 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
   std::size_t issued = 0;
   cycle_ = cycle;
   replacing_ = no_buffer;
-  const auto& tasks = context_.node->tasks;
-  while (next_ < tasks.size()) {
-    if (tasks[next_].kind == TaskKind::Fft) {
+  while (next_ < task_count_) {
+    if (next_kind_ == TaskKind::Fft) {
       if (!step_fft(cycle, blocked, issued)) break;
       continue;
     }
-    if (tasks[next_].kind != TaskKind::Compute) {
+    if (next_kind_ != TaskKind::Compute) {
       if (!pass_non_compute(cycle, blocked)) break;
       continue;
     }
@@ -45,6 +49,7 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
         break;
       }
       started_ = true;
+      context_.gate.fill(no_task);
     }
     if (!ready_to_issue(cycle, blocked)) break;
     issue_one(cycle);
@@ -55,7 +60,7 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
 }
 
 Cycle TaskSequencer::replaceable_at(Cycle cycle) const {
-  if (next_ >= context_.node->tasks.size()) return never;
+  if (next_ >= task_count_) return never;
   const Task& task = context_.task(next_);
   if (task.kind == TaskKind::Fft) return entered_ ? never : fft_replaceable_at(cycle);
   const bool overwrites = task.kind == TaskKind::Load || (task.kind == TaskKind::Compute && !entered_);
@@ -76,7 +81,7 @@ bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
   } else if (task.kind == TaskKind::Send && next_ >= posted_until_) {
     post_send_(next_, last_compute_, cycle);
   }
-  ++next_;  // a receive is posted by being passed
+  advance();  // a receive is posted by being passed
   context_.send_state_changed = true;
   return true;
 }
@@ -135,6 +140,11 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   entered_ = true;
   instruction_ = 0;
   last_compute_ = context_.info[next_];
+  if (whole_blocks_)
+    for (std::size_t role = 0; role < 3; ++role) {
+      context_.gate[role] = flow.filled_by[role];
+      context_.gate_words[role] = flow.filled_by[role] == no_task ? 0 : context_.words_of(flow.filled_by[role]);
+    }
   step_ = &context_.steps[task.label.global_step];
   post_following_sends(cycle);
   blocked = Blocked::None;
@@ -150,9 +160,8 @@ void TaskSequencer::post_following_sends(Cycle cycle) {
 
 bool TaskSequencer::gate_open() const {
   if (!whole_blocks_) return true;
-  for (const std::uint32_t receive : context_.computes[last_compute_].filled_by)
-    if (receive != no_task && !context_.complete_by(receive, cycle_)) return false;
-  return true;
+  const Cycle open = context_.gate_opens_at();
+  return open != never ? open <= cycle_ : std::all_of(context_.gate.begin(), context_.gate.end(), [](std::uint32_t r) { return r == no_task; });
 }
 
 Cycle& TaskSequencer::target_ready(const FmaInstruction& instruction) {
@@ -203,7 +212,7 @@ void TaskSequencer::finish(Cycle) {
   step_->done = step_->done == never ? last_result_ : std::max(step_->done, last_result_);
   if (!context_.trace.empty()) context_.trace[next_].last = last_result_;
   context_.send_state_changed = true;
-  ++next_;
+  advance();
   entered_ = false;
   started_ = false;
   instruction_ = 0;
@@ -211,7 +220,7 @@ void TaskSequencer::finish(Cycle) {
 
 bool TaskSequencer::can_fast_forward() const {
   if (in_fft()) return context_.pipeline->per_cycle() == 1 && fft_left() > 1;
-  return whole_blocks_ && started_ && next_ < context_.node->tasks.size() && context_.pipeline->per_cycle() == 1 &&
+  return whole_blocks_ && started_ && next_ < task_count_ && context_.pipeline->per_cycle() == 1 &&
          instruction_ + 1 < micro_->instructions.size();
 }
 

@@ -23,6 +23,9 @@ class TaskSequencer {
   TaskSequencer(NodeContext& context, bool whole_blocks,
                 std::function<void(std::uint32_t task, std::uint32_t compute, Cycle)> post_send);
 
+  // Once the context holds the node's Program: the pointer at the first task.
+  void start();
+
   // The issue phase of one cycle: returns the fma issued; `blocked` says why it stopped.
   std::size_t issue(Cycle cycle, Blocked& blocked);
 
@@ -39,7 +42,7 @@ class TaskSequencer {
 
   std::uint32_t next_task() const { return next_; }
   const std::uint32_t* next_task_pointer() const { return &next_; }
-  bool all_passed() const { return next_ == context_.node->tasks.size(); }
+  bool all_passed() const { return next_ == task_count_; }
   bool compute_started() const { return started_; }
   // The fma of the current compute issued so far, and how many it has.
   std::pair<std::size_t, std::size_t> compute_progress() const;
@@ -73,7 +76,12 @@ class TaskSequencer {
   void finish_fft(Cycle usable);
   Cycle fft_replaceable_at(Cycle cycle) const;
   // An FFT task entered at the pointer, and its fma still to issue.
-  bool in_fft() const { return entered_ && next_ < context_.node->tasks.size() && context_.task(next_).kind == TaskKind::Fft; }
+  bool in_fft() const { return entered_ && next_kind_ == TaskKind::Fft; }
+  // Moves the pointer to the next task (the only way it moves).
+  void advance() {
+    ++next_;
+    if (next_ < task_count_) next_kind_ = context_.task(next_).kind;
+  }
   std::uint64_t fft_left() const { return (fft_.passes - fft_.pass) * fft_.per_pass - fft_.issued; }
   Cycle fast_forward_fft(Cycle cycle, Cycle limit);
 
@@ -95,6 +103,10 @@ class TaskSequencer {
   std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send_;
   std::uint32_t last_compute_ = no_task;  // index in NodeContext::computes of the last compute entered
   std::uint32_t next_ = 0;
+  // The kind of the task at the pointer and the list's length, kept here: read every cycle, they
+  // would otherwise cost a look into the Program each time.
+  TaskKind next_kind_ = TaskKind::Load;
+  std::uint32_t task_count_ = 0;
   std::uint32_t posted_until_ = 0;  // sends before this index have been posted
   bool entered_ = false;
   bool started_ = false;

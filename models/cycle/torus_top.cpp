@@ -39,7 +39,13 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
                    const DatapathFactory& make_datapath)
     : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)), nodes("node"), config_(config) {
   shared_.program = &program;
-  shared_.receive_task_of = receive_tasks(program);
+  const std::vector<std::uint32_t> receive_task_of = receive_tasks(program);
+  shared_.receiver_of.resize(receive_task_of.size());
+  for (std::size_t m = 0; m < receive_task_of.size(); ++m) {
+    const std::uint32_t task = receive_task_of[m];
+    if (task == no_task) continue;
+    shared_.receiver_of[m] = {task, program.nodes[program.messages[m].destination].tasks[task].buffer, program.messages[m].words};
+  }
   shared_.send_task_of = send_tasks(program);
   for (const KernelSpec& k : program.kernels) {
     shared_.micro.push_back(micro_schedule.build(k, split_complex));

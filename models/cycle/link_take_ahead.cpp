@@ -1,0 +1,97 @@
+// The take-ahead side of a node's link ports (docs/timing-model.md, "Fast-forward"): words
+// committed to a link are stored at once, each as of its arrival, when stepping would have
+// stored them on arrival; the node is woken only where it has something to do.
+
+#include "models/cycle/link_ports.hpp"
+
+#include <algorithm>
+
+namespace torus {
+
+// A port whose hint is `never` has no word visible on its link (every word that becomes visible
+// lowers it): nothing to offer there.
+void LinkPorts::take_committed(Cycle now) {
+  for (const std::size_t p : in_dirs_) {
+    if (hints_[p].next == never) continue;
+    context_.in[p]->offer_committed(now);
+    hints_[p].next = context_.in[p]->next_arrival();
+  }
+}
+
+// Committed words: each stored now with its arrival as its ready cycle, if stepping would have
+// stored it on arrival (its receive posted already, its place free by then). A committed block
+// comes as one run of its message's words: looked up once, stored in one loop.
+std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
+  if (!batching_) return 0;
+  std::size_t taken = 0;
+  Cycle wake = never;
+  bool gate_filled = false;
+  while (taken < count) {
+    const std::uint32_t message = words[taken].word.message;
+    if (taking_.message != message) {
+      const RunShared::Receiver& r = context_.run->receiver_of[message];
+      taking_ = {message, r.task, r.buffer, context_.info[r.task], r.words};
+    }
+    if (taking_.task >= *context_.posted_before) break;
+    std::size_t end = taken;
+    while (end < count && words[end].word.message == message) ++end;
+    const std::size_t stored = store_run(words + taken, end - taken);
+    if (stored == 0) break;
+    const Cycle first = words[taken].arrival, last = words[taken + stored - 1].arrival;
+    context_.note_run(taking_.task, stored, first, last);
+    // The node must look again when the receive is complete (a compute may start) or when a
+    // queued send is waiting for this very content; the first such word is enough, since a
+    // later notification could not move the pending one. A receive the waiting compute's gate
+    // needs matters only when the gate opens: when the last of its receives is complete.
+    if (wake == never && taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation)) wake = first;
+    if (context_.count[taking_.task] == taking_.words) {
+      context_.completions.push_back({taking_.task, last});
+      if (context_.in_gate(taking_.task)) gate_filled = true;
+      else if (wake == never) wake = last;
+    }
+    taken += stored;
+    if (taken < end) break;
+  }
+  if (taken == 0) return 0;
+  if (gate_filled) wake = std::min(wake, context_.gate_opens_at());
+  context_.incoming_left -= taken;
+  context_.stats.words_received += taken;
+  context_.last_progress = std::max(context_.last_progress, words[taken - 1].arrival);
+  context_.send_state_changed = true;
+  if (wake != never) wake_at(wake);
+  return taken;
+}
+
+// The leading words of one message's run that may land in their places as of their arrivals.
+std::size_t LinkPorts::store_run(const CommittedWord* words, std::size_t count) {
+  const std::uint32_t into = taking_.buffer;
+  if (into == no_buffer) return count;  // dropped: nothing to store
+  BufferState& buffer = context_.memory.buffer(into);
+  std::size_t k = 0;
+  for (; k < count; ++k) {
+    const auto& [word, arrival] = words[k];
+    if (!buffer.words[word.index].replaceable(arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) break;
+    context_.datapath->write(into, word.index, word.value);
+    context_.memory.store(into, word.index, taking_.generation, arrival);
+  }
+  if (k > 0 && context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[taking_.message].tag;
+  return k;
+}
+
+bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {
+  for (const std::size_t d : out_dirs_) {
+    if (outgoing_[d].empty()) continue;
+    const Outgoing& head = outgoing_[d].front();
+    if (head.buffer != buffer || head.generation != generation) continue;
+    if (head.release == SendRelease::ComputeDone && head.compute != no_task && context_.computes[head.compute].done == never) continue;
+    return true;
+  }
+  return false;
+}
+
+void LinkPorts::wake_at(Cycle cycle) const {
+  const ArrivalHint& hint = hints_[in_dirs_.front()];
+  hint.wake->notify(sc_core::sc_time::from_value(cycle * hint.period_ticks - sc_core::sc_time_stamp().value()));
+}
+
+}  // namespace torus
