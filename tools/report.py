@@ -263,7 +263,9 @@ def render(args):
                       plot_against_b(ok, "utilisation", "utilisation", "Utilisation against b and L")))
         plots.append(("front", "Cycles against node count at fixed N", plot_front(ok)))
     if ok:
-        plots.append(("breakdown", "Node-cycle breakdown per point", plot_breakdown(ok)))
+        breakdown = plot_breakdown(ok)
+        if breakdown:
+            plots.append(("breakdown", "Node-cycle breakdown per point", breakdown))
         analytic = plot_analytic(ok)
         if analytic:
             plots.append(("analytic", "Simulated against analytic cycles", analytic))

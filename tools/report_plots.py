@@ -86,7 +86,15 @@ def plot_front(rows):
     return figure_png(fig)
 
 
+# One bar per point: beyond this many the bars are too thin to read (and the figure would pass
+# the PNG's 65,535 pixels); the report's tables still give every point's classes.
+MAX_BREAKDOWN_BARS = 300
+
+
 def plot_breakdown(rows):
+    """One stacked bar of node-cycle classes per point, or None for more than MAX_BREAKDOWN_BARS."""
+    if len(rows) > MAX_BREAKDOWN_BARS:
+        return None
     fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(rows) + 2), 4))
     bottom = [0.0] * len(rows)
     labels = [str(r["point"]) for r in rows]

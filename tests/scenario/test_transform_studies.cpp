@@ -203,3 +203,29 @@ TEST_CASE("published anchors of the swept size are named beside the time table a
   CHECK(WEXITSTATUS(status) == 2);
   CHECK_THAT(file_bytes(dir.file("bad.md")), Catch::Contains("--anchor: 'Anton 16^3' is not allowed; allowed: Anton 32^3"));
 }
+
+TEST_CASE("a report of more than 300 points leaves out the per-point breakdown bars and renders the rest",
+          "[scenario][report]") {
+  TempDir dir;
+  const std::string text = file_bytes(study);
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << text.substr(0, text.find("sweep:")) << "sweep:\n  N: [8]\n  algorithm: [slab_fft]\n  nodes: [2]\n";
+  REQUIRE(run("sweep " + scenario + " --out " + dir.file("out"), dir.file("sweep.log")) == 0);
+  // 301 copies of the one point, as a large sweep would leave them (the bars' figure would be
+  // wider than a PNG may be at some 1,700 points).
+  nlohmann::json row = nlohmann::json::parse(file_bytes(dir.file("out") + "/results.jsonl"));
+  const std::string point = file_bytes(dir.file("out") + "/points/00000.json");
+  std::ofstream rows(dir.file("out") + "/results.jsonl");
+  for (int i = 0; i < 301; ++i) {
+    row["point"] = i;
+    rows << row.dump() << "\n";
+    char name[32];
+    std::snprintf(name, sizeof name, "/points/%05d.json", i);
+    std::ofstream(dir.file("out") + name) << point;
+  }
+  rows.close();
+  REQUIRE(run("report " + dir.file("out"), dir.file("report.log")) == 0);
+  CHECK(std::filesystem::exists(dir.file("out") + "/report.html"));
+  CHECK(!std::filesystem::exists(dir.file("out") + "/plots/breakdown.png"));
+  CHECK_THAT(file_bytes(dir.file("out") + "/report.md"), Catch::Contains("301 point(s)"));
+}
