@@ -24,7 +24,7 @@ class TypedDatapath final : public NodeDatapath {
   }
 
   void fft(const NodeProgram& node, const Task& task) override {
-    const FftPlan<T>& plan = plans_.at(task.kernel);
+    const FftPlan<T>& plan = plans_.at(node.detail(task).kernel);
     std::vector<const T*> inputs;
     std::vector<T*> outputs;
     for (std::uint32_t i = 0; i < plan.spec().inputs; ++i) inputs.push_back(memory_.at(fft_input(node, task, i)).data());

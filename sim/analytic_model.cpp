@@ -148,7 +148,7 @@ AnalyticInputs analytic_inputs(const Program& program, bool inverse_last, bool s
       if (task.kind == TaskKind::Send) {
         auto& [words, hops] = rolled[{task.label.transform, task.label.stage}];
         words = std::max<std::uint64_t>(words, program.messages[task.message].words);
-        hops = std::max<std::uint64_t>(hops, program.messages[task.message].route.size());
+        hops = std::max<std::uint64_t>(hops, program.messages[task.message].hops);
       }
   for (const StageInfo& info : program.stages) {
     StageShape stage{info.steps, 1, 1, 0, 1};

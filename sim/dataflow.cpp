@@ -25,16 +25,18 @@ NodeDataflow analyse_dataflow(const NodeProgram& node, const std::vector<FftSpec
         f.generation = generation[task.buffer];
         f.preceding_compute = last_compute;
         break;
-      case TaskKind::Compute:
-        f.operand_generation = generation[task.operand];
-        f.coefficient_generation = generation[task.coefficient];
-        f.filled_by = {task.zero_accumulator ? no_task : written_by[task.buffer], written_by[task.operand],
-                       written_by[task.coefficient]};
+      case TaskKind::Compute: {
+        const TaskDetail& d = node.detail(task);
+        f.operand_generation = generation[d.operand];
+        f.coefficient_generation = generation[d.coefficient];
+        f.filled_by = {task.zero_accumulator ? no_task : written_by[task.buffer], written_by[d.operand],
+                       written_by[d.coefficient]};
         f.generation = task.zero_accumulator ? replace(task.buffer, i, false) : generation[task.buffer];
         last_compute = i;
         break;
+      }
       case TaskKind::Fft: {
-        const FftSpec& spec = ffts.at(task.kernel);
+        const FftSpec& spec = ffts.at(node.detail(task).kernel);
         FftDataflow fft{i, {}, {}, {}};
         for (std::uint32_t b = 0; b < spec.inputs; ++b) {
           fft.input_generations.push_back(generation[fft_input(node, task, b)]);

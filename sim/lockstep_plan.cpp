@@ -10,6 +10,12 @@ namespace {
 // Groups: a group ends before a task that needs a message sent within it, so every message a
 // group takes was sent in an earlier group (on another thread, maybe) and every node's group
 // runs on its own words alone. Which messages a task takes is the same on every node.
+// The buffers a task touches: its own and, for a compute, the operand and the coefficient.
+std::array<std::uint32_t, 3> buffers_of(const NodeProgram& node, const Task& t) {
+  if (t.kind != TaskKind::Compute) return {t.buffer, no_buffer, no_buffer};
+  return {t.buffer, node.detail(t).operand, node.detail(t).coefficient};
+}
+
 void plan_groups(const Program& q, LockstepPlan& plan) {
   const std::vector<Task>& tasks = q.nodes.front().tasks;
   std::vector<std::uint32_t> pending(q.nodes.front().buffers.size(), no_message);
@@ -26,13 +32,14 @@ void plan_groups(const Program& q, LockstepPlan& plan) {
   };
   for (std::size_t k = 0; k < tasks.size(); ++k) {
     const Task& t = tasks[k];
+    const std::array<std::uint32_t, 3> touched = buffers_of(q.nodes.front(), t);
     if (t.kind == TaskKind::Compute) {
-      for (const std::uint32_t b : {t.buffer, t.operand, t.coefficient}) touch(k, b);
+      for (const std::uint32_t b : touched) touch(k, b);
     } else if (t.buffer != no_buffer) {
       touch(k, t.buffer);
     }
     plan.start_of[k] = static_cast<std::uint32_t>(start);
-    for (const std::uint32_t b : {t.buffer, t.operand, t.coefficient})
+    for (const std::uint32_t b : touched)
       if (b != no_buffer && t.kind != TaskKind::Receive) {
         plan.touched.resize(plan.group_start.size());
         plan.touched.back().push_back(b);
@@ -57,7 +64,7 @@ std::vector<std::size_t> take_groups(const Program& q, const LockstepPlan& plan,
   };
   for (std::size_t k = 0; k < tasks.size(); ++k) {
     const Task& t = tasks[k];
-    for (const std::uint32_t b : {t.buffer, t.operand, t.coefficient}) touch(b, group_of[k]);
+    for (const std::uint32_t b : buffers_of(q.nodes.front(), t)) touch(b, group_of[k]);
     if (t.kind != TaskKind::Receive || t.buffer == no_buffer) continue;
     if (plan.sent_at[t.message] < plan.start_of[k]) take[t.message] = group_of[k];
     else pending[t.buffer] = t.message;
@@ -174,7 +181,7 @@ LockstepPlan plan_lockstep(const Program& q, unsigned threads) {
   }
   for (const Message& m : q.messages) {
     NodeCoord at{0, 0, 0};
-    for (const Direction d : m.route) at = q.shape.ring_neighbour(at, d);
+    for (const Direction d : q.route(m)) at = q.shape.ring_neighbour(at, d);
     plan.reach.push_back(at);
   }
   plan_groups(q, plan);

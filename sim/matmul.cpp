@@ -107,7 +107,7 @@ namespace {
 std::set<std::uint32_t> computed_with(const NodeProgram& node) {
   std::set<std::uint32_t> used;
   for (const Task& t : node.tasks)
-    if (t.kind == TaskKind::Compute) used.insert({t.buffer, t.operand, t.coefficient});
+    if (t.kind == TaskKind::Compute) used.insert({t.buffer, node.detail(t).operand, node.detail(t).coefficient});
   return used;
 }
 
@@ -170,8 +170,9 @@ MatmulCounts count_matmul(const Program& program) {
     for (std::size_t k = 0; k < node.tasks.size(); ++k) {
       const Task& task = node.tasks[k];
       if (task.kind == TaskKind::Compute) {
-        const std::size_t work = program.kernels[task.kernel].multiply_adds();
-        if (task.coefficient_tag.kind == matmul_one) {
+        const TaskDetail& d = node.detail(task);
+        const std::size_t work = program.kernels[d.kernel].multiply_adds();
+        if (d.coefficient_tag.kind == matmul_one) {
           ++c.block_adds;
           c.scalar_adds += work;
           continue;
@@ -187,12 +188,12 @@ MatmulCounts count_matmul(const Program& program) {
       if (aligned_message[task.message]) {
         aligned += m.words;
         ++c.alignment_messages;
-        c.alignment_hops += m.route.size();
-        c.alignment_max_hops = std::max(c.alignment_max_hops, m.route.size());
+        c.alignment_hops += m.hops;
+        c.alignment_max_hops = std::max<std::size_t>(c.alignment_max_hops, m.hops);
       } else if (m.tag.kind <= matmul_b) {
         if (!relay) shifts[m.tag.kind].steps.insert(task.label.global_step);
         shifts[m.tag.kind].words += m.words;
-        c.max_shift_hops = std::max(c.max_shift_hops, m.route.size());
+        c.max_shift_hops = std::max<std::size_t>(c.max_shift_hops, m.hops);
       }
     }
     c.alignment_words_per_node = std::max(c.alignment_words_per_node, aligned);
@@ -220,17 +221,18 @@ AlgorithmCheck prove_block_products(const Program& program) {
     const DataTag c{matmul_c, {at.q, 0, at.r}};
     std::vector<int> done(parts, 0);
     bool first = true;
-    for (const Task& t : program.nodes[node].tasks) {
-      if (t.kind != TaskKind::Compute) continue;
+    for (const Task& task : program.nodes[node].tasks) {
+      if (task.kind != TaskKind::Compute) continue;
+      const TaskDetail& t = program.nodes[node].detail(task);
       const DataTag& a = t.operand_tag;
       const DataTag& b = t.coefficient_tag;
-      const bool fits = t.tag == c && t.zero_accumulator == first && a.kind == matmul_a && b.kind == matmul_b &&
+      const bool fits = t.tag == c && task.zero_accumulator == first && a.kind == matmul_a && b.kind == matmul_b &&
                         a.index[0] == at.q && a.index[1] == 0 && b.index[1] == at.r && b.index[2] == 0 &&
                         a.index[2] == b.index[0] && a.index[2] >= 0 && as_size(a.index[2]) < parts;
       if (!fits) {
         fail(fmt::format("node {}: computes {} += {} x {}{}; it must add A(l,0,v) x B(v,m) into its own C(l,0,m), zeroing it "
                          "first", program.describe_node(node), program.describe(t.tag), program.describe(a), program.describe(b),
-                         t.zero_accumulator ? " (zeroing)" : ""));
+                         task.zero_accumulator ? " (zeroing)" : ""));
         continue;
       }
       first = false;

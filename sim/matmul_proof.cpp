@@ -64,7 +64,8 @@ class PartialSums {
 
   bool step(std::size_t n, const Task& t) {
     const bool compute = t.kind == TaskKind::Compute;
-    for (const std::uint32_t b : {t.buffer, compute ? t.operand : no_buffer, compute ? t.coefficient : no_buffer})
+    const TaskDetail* d = compute ? &p_.nodes[n].detail(t) : nullptr;
+    for (const std::uint32_t b : {t.buffer, compute ? d->operand : no_buffer, compute ? d->coefficient : no_buffer})
       if (b != no_buffer && !ready(n, b)) return false;
     switch (t.kind) {
       case TaskKind::Load: buffers_[n][t.buffer] = Sum{}; break;
@@ -76,8 +77,8 @@ class PartialSums {
         if (t.buffer != no_buffer) pending_[n][t.buffer] = t.message;
         break;
       case TaskKind::Compute:
-        if (t.coefficient_tag.kind == matmul_one) add(n, t);
-        else product(n, t);
+        if (d->coefficient_tag.kind == matmul_one) add(n, t, *d);
+        else product(n, t, *d);
         break;
       case TaskKind::Fft:
         fail(fmt::format("node {}: an FFT task has no place in a matrix product", p_.describe_node(n)));
@@ -86,9 +87,9 @@ class PartialSums {
     return true;
   }
 
-  Sum& accumulator(std::size_t n, const Task& t) {
-    Sum& acc = buffers_[n][t.buffer];
-    if (t.zero_accumulator) acc = {t.tag, std::vector<int>(parts_, 0), true};
+  Sum& accumulator(std::size_t n, const Task& task, const TaskDetail& t) {
+    Sum& acc = buffers_[n][task.buffer];
+    if (task.zero_accumulator) acc = {t.tag, std::vector<int>(parts_, 0), true};
     if (!acc.known || acc.block != t.tag) {
       fail(fmt::format("node {}: adds into {}, which does not hold a sum of that block", p_.describe_node(n), p_.describe(t.tag)));
       acc = {t.tag, std::vector<int>(parts_, 0), true};
@@ -96,8 +97,8 @@ class PartialSums {
     return acc;
   }
 
-  void product(std::size_t n, const Task& t) {
-    Sum& acc = accumulator(n, t);
+  void product(std::size_t n, const Task& task, const TaskDetail& t) {
+    Sum& acc = accumulator(n, task, t);
     const DataTag &a = t.operand_tag, &b = t.coefficient_tag;
     const bool fits = t.tag.kind == matmul_c && a.kind == matmul_a && b.kind == matmul_b && a.index[0] == t.tag.index[0] &&
                       b.index[1] == t.tag.index[2] && a.index[2] == b.index[0] && a.index[2] >= 0 &&
@@ -110,8 +111,8 @@ class PartialSums {
     ++acc.uses[static_cast<std::size_t>(a.index[2])];
   }
 
-  void add(std::size_t n, const Task& t) {
-    Sum& acc = accumulator(n, t);
+  void add(std::size_t n, const Task& task, const TaskDetail& t) {
+    Sum& acc = accumulator(n, task, t);
     const Sum& x = buffers_[n][t.operand];
     if (!x.known || x.block != t.tag) {
       fail(fmt::format("node {}: adds to {} a buffer that does not sum that block", p_.describe_node(n), p_.describe(t.tag)));

@@ -122,8 +122,8 @@ MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machi
     for (const BufferSpec& b : node.buffers) buffer_words += b.words;
   double hops = 0;
   for (const Message& m : program.messages) {
-    message_words += static_cast<double>(m.words) * static_cast<double>(m.route.size());
-    hops += static_cast<double>(m.route.size());
+    message_words += static_cast<double>(m.words) * static_cast<double>(m.hops);
+    hops += static_cast<double>(m.hops);
   }
   const double value_bytes = complex_data ? 16.0 : 8.0;
   const bool values = run.computes_values();
@@ -218,10 +218,12 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
     e.nodes_bytes += nodes * 1024.0;
   }
   // The orbital schedule (3P steps of P^3 block multiply-adds) and the Program: per node and
-  // step a compute, two sends and two receives, and per send a message with its route. Values
-  // from the quotient build neither: one node's list and no schedule proof.
+  // step a compute (with its detail), two sends and two receives, and per send a message with
+  // its route (a hop or, on a mesh axis, a few). Values from the quotient build neither: one
+  // node's list and no schedule proof.
   const double listed = quotient_values ? 1 : nodes;
-  const double program = listed * steps * (5 * static_cast<double>(sizeof(Task)) + 2 * (sizeof(Message) + 32.0));
+  const double program =
+      listed * steps * (5 * static_cast<double>(sizeof(Task)) + sizeof(TaskDetail) + 2 * (sizeof(Message) + 4.0));
   e.schedule_bytes = (quotient_values ? 0 : steps * nodes * 100.0) + program;
   // Shared by all nodes: the micro-program of each of the three kernels (16 bytes per fma) and
   // the fma schedules cached for whole computes (8 bytes per fma each). A kernel has b^4 fma,

@@ -4,6 +4,7 @@
 #include <bit>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -14,6 +15,54 @@ namespace torus {
 std::string to_string(TaskKind kind) {
   static const std::array<const char*, 5> names = {"load", "compute", "send", "receive", "fft"};
   return names[static_cast<std::size_t>(kind)];
+}
+
+namespace {
+std::uint32_t narrow_index(std::size_t value, const char* what) {
+  if (value > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error(fmt::format("Program: {} {} exceeds the limit {}", what, value, std::numeric_limits<std::uint32_t>::max()));
+  return static_cast<std::uint32_t>(value);
+}
+}  // namespace
+
+TaskLabel::TaskLabel(std::size_t transform_, std::size_t stage_, std::size_t step_, std::size_t global_step_)
+    : step(narrow_index(step_, "step")), global_step(narrow_index(global_step_, "global step")) {
+  constexpr std::size_t most = std::numeric_limits<std::uint16_t>::max();
+  if (transform_ > most || stage_ > most)
+    throw std::length_error(fmt::format("Program: transform {} or stage {} exceeds the limit {}", transform_, stage_, most));
+  transform = static_cast<std::uint16_t>(transform_);
+  stage = static_cast<std::uint16_t>(stage_);
+}
+
+void NodeProgram::add(Task task, const TaskDetail& detail) {
+  if (task.kind == TaskKind::Send || task.kind == TaskKind::Receive) return add(task);
+  task.detail = narrow_index(details.size(), "task details of a node");
+  details.push_back(detail);
+  tasks.push_back(task);
+}
+
+void NodeProgram::shrink_to_fit() {
+  buffers.shrink_to_fit();
+  tasks.shrink_to_fit();
+  details.shrink_to_fit();
+  buffer_lists.shrink_to_fit();
+}
+
+std::uint32_t Program::add_message(std::size_t source, std::size_t destination, std::span<const Direction> route,
+                                   std::size_t words, const DataTag& tag) {
+  const std::uint32_t index = narrow_index(messages.size(), "messages");
+  const std::uint32_t begin = narrow_index(routes.size(), "route hops");
+  narrow_index(routes.size() + route.size(), "route hops");
+  routes.insert(routes.end(), route.begin(), route.end());
+  messages.push_back({narrow_index(source, "message source"), narrow_index(destination, "message destination"), begin,
+                      static_cast<std::uint32_t>(route.size()), narrow_index(words, "message words"), tag});
+  return index;
+}
+
+void Program::shrink_to_fit() {
+  messages.shrink_to_fit();
+  routes.shrink_to_fit();
+  for (NodeProgram& node : nodes) node.shrink_to_fit();
 }
 
 std::string Program::describe(const DataTag& tag) const {
@@ -134,16 +183,16 @@ ProgramCounts count(const Program& program, std::uint32_t transform) {
       }
       if (task.kind == TaskKind::Compute) {
         ++c.compute_tasks;
-        c.scalar_multiply_adds += program.kernels[task.kernel].multiply_adds();
+        c.scalar_multiply_adds += program.kernels[node.detail(task).kernel].multiply_adds();
       } else if (task.kind == TaskKind::Fft) {
         ++c.fft_tasks;
-        c.fft_butterflies += program.ffts[task.kernel].butterflies();
+        c.fft_butterflies += program.ffts[node.detail(task).kernel].butterflies();
       } else if (task.kind == TaskKind::Send) {
         const Message& m = program.messages[task.message];
         sent += m.words;
         ++c.messages;
-        c.hops += m.route.size();
-        c.max_hops = std::max(c.max_hops, m.route.size());
+        c.hops += m.hops;
+        c.max_hops = std::max<std::size_t>(c.max_hops, m.hops);
       }
     }
     close_step();
@@ -176,11 +225,10 @@ std::size_t words_one_per_kind(const Program& program) {
 
 std::size_t bytes(const Program& program) {
   std::size_t total = sizeof(Program) + program.messages.capacity() * sizeof(Message) +
-                      program.nodes.capacity() * sizeof(NodeProgram);
-  for (const Message& m : program.messages) total += m.route.capacity() * sizeof(Direction);
+                      program.routes.capacity() * sizeof(Direction) + program.nodes.capacity() * sizeof(NodeProgram);
   for (const NodeProgram& n : program.nodes)
-    total += n.tasks.capacity() * sizeof(Task) + n.buffers.capacity() * sizeof(BufferSpec) +
-             n.buffer_lists.capacity() * sizeof(std::uint32_t);
+    total += n.tasks.capacity() * sizeof(Task) + n.details.capacity() * sizeof(TaskDetail) +
+             n.buffers.capacity() * sizeof(BufferSpec) + n.buffer_lists.capacity() * sizeof(std::uint32_t);
   total += program.kernels.capacity() * sizeof(KernelSpec) + program.ffts.capacity() * sizeof(FftSpec);
   for (const FftSpec& f : program.ffts) total += f.name.capacity();
   for (const ProgramOutput& o : program.outputs) total += (o.buffer.capacity() + o.node.capacity()) * sizeof(std::uint32_t) + o.tag.capacity() * sizeof(DataTag);
@@ -196,7 +244,7 @@ std::string buffer_name(const Program& program, const NodeProgram& node, std::ui
   return fmt::format("b{}:{}", buffer, name);
 }
 
-std::string route_text(const std::vector<Direction>& route) {
+std::string route_text(std::span<const Direction> route) {
   std::vector<std::string> hops;
   for (const Direction d : route) hops.push_back(to_string(d));
   return fmt::format("{}", fmt::join(hops, " "));
@@ -204,7 +252,8 @@ std::string route_text(const std::vector<Direction>& route) {
 
 // "fft fft2 8x4x1 forward x1: X(0,0,0) [b0:X] -> Y(0,0,0) [b1:Y] .. Y(0,0,1) [b2:Y] (2 outputs along 3)"
 std::string fft_text(const Program& program, const NodeProgram& node, const Task& task) {
-  const FftSpec& f = program.ffts[task.kernel];
+  const TaskDetail& d = node.detail(task);
+  const FftSpec& f = program.ffts[d.kernel];
   const auto range = [&](const auto& buffer_of, const DataTag& tag, int cut, std::uint32_t count) {
     std::string text = fmt::format("{} [{}]", program.describe(tag), buffer_name(program, node, buffer_of(0)));
     if (count > 1)
@@ -215,26 +264,30 @@ std::string fft_text(const Program& program, const NodeProgram& node, const Task
   const auto input = [&](std::uint32_t i) { return fft_input(node, task, i); };
   const auto output = [&](std::uint32_t i) { return fft_output(node, task, f, i); };
   return fmt::format("fft {}: axis {} {}x{}x{} {} x{}: {} -> {}", f.name, f.axis, f.whole[0], f.whole[1], f.whole[2],
-                     f.inverse ? "inverse" : "forward", f.scale, range(input, task.operand_tag, f.input_cut, f.inputs),
-                     range(output, task.tag, f.output_cut, f.outputs));
+                     f.inverse ? "inverse" : "forward", f.scale, range(input, d.operand_tag, f.input_cut, f.inputs),
+                     range(output, d.tag, f.output_cut, f.outputs));
 }
 
 std::string task_text(const Program& program, const NodeProgram& node, const Task& task) {
   switch (task.kind) {
-    case TaskKind::Load:
+    case TaskKind::Load: {
+      const TaskDetail& d = node.detail(task);
       return fmt::format("load {} <- {} block ({},{},{}) as {}", buffer_name(program, node, task.buffer),
-                         program.host_arrays[task.source.array].name, task.source.index[0], task.source.index[1],
-                         task.source.index[2], program.describe(task.tag));
-    case TaskKind::Compute:
-      return fmt::format("compute {}: {} {}= {} x {}", program.kernels[task.kernel].name, program.describe(task.tag),
-                         task.zero_accumulator ? "" : "+", program.describe(task.operand_tag),
-                         program.describe(task.coefficient_tag)) +
-             fmt::format(" [{} {} {}]", buffer_name(program, node, task.buffer), buffer_name(program, node, task.operand),
-                         buffer_name(program, node, task.coefficient));
+                         program.host_arrays[d.source.array].name, d.source.index[0], d.source.index[1],
+                         d.source.index[2], program.describe(d.tag));
+    }
+    case TaskKind::Compute: {
+      const TaskDetail& d = node.detail(task);
+      return fmt::format("compute {}: {} {}= {} x {}", program.kernels[d.kernel].name, program.describe(d.tag),
+                         task.zero_accumulator ? "" : "+", program.describe(d.operand_tag),
+                         program.describe(d.coefficient_tag)) +
+             fmt::format(" [{} {} {}]", buffer_name(program, node, task.buffer), buffer_name(program, node, d.operand),
+                         buffer_name(program, node, d.coefficient));
+    }
     case TaskKind::Send: {
       const Message& m = program.messages[task.message];
       return fmt::format("send {} {} to {} via {} (message {}, {} words)", buffer_name(program, node, task.buffer),
-                         program.describe(m.tag), program.describe_node(m.destination), route_text(m.route), task.message,
+                         program.describe(m.tag), program.describe_node(m.destination), route_text(program.route(m)), task.message,
                          m.words);
     }
     case TaskKind::Receive: {
@@ -284,32 +337,37 @@ nlohmann::json task_json(const Program& program, const NodeProgram& node, const 
                    {"stage", task.label.stage},
                    {"step", task.label.step}};
   switch (task.kind) {
-    case TaskKind::Load:
+    case TaskKind::Load: {
+      const TaskDetail& d = node.detail(task);
       j["buffer"] = task.buffer;
-      j["block"] = tag_json(program, task.tag);
-      j["source"] = {{"array", program.host_arrays[task.source.array].name},
-                     {"index", {task.source.index[0], task.source.index[1], task.source.index[2]}}};
+      j["block"] = tag_json(program, d.tag);
+      j["source"] = {{"array", program.host_arrays[d.source.array].name},
+                     {"index", {d.source.index[0], d.source.index[1], d.source.index[2]}}};
       break;
-    case TaskKind::Compute:
-      j["kernel"] = program.kernels[task.kernel].name;
-      j["accumulator"] = {{"buffer", task.buffer}, {"block", tag_json(program, task.tag)}, {"zero", task.zero_accumulator}};
-      j["operand"] = {{"buffer", task.operand}, {"block", tag_json(program, task.operand_tag)}};
-      j["coefficient"] = {{"buffer", task.coefficient}, {"block", tag_json(program, task.coefficient_tag)}};
+    }
+    case TaskKind::Compute: {
+      const TaskDetail& d = node.detail(task);
+      j["kernel"] = program.kernels[d.kernel].name;
+      j["accumulator"] = {{"buffer", task.buffer}, {"block", tag_json(program, d.tag)}, {"zero", task.zero_accumulator}};
+      j["operand"] = {{"buffer", d.operand}, {"block", tag_json(program, d.operand_tag)}};
+      j["coefficient"] = {{"buffer", d.coefficient}, {"block", tag_json(program, d.coefficient_tag)}};
       break;
+    }
     case TaskKind::Send:
     case TaskKind::Receive:
       j["buffer"] = task.buffer == no_buffer ? nlohmann::json(nullptr) : nlohmann::json(task.buffer);
       j["message"] = task.message;
       break;
     case TaskKind::Fft: {
-      const FftSpec& f = program.ffts[task.kernel];
+      const TaskDetail& d = node.detail(task);
+      const FftSpec& f = program.ffts[d.kernel];
       j["fft"] = {{"name", f.name}, {"axis", f.axis}, {"whole", {f.whole[0], f.whole[1], f.whole[2]}},
                   {"inverse", f.inverse}, {"scale", f.scale}, {"butterflies", f.butterflies()}};
       nlohmann::json in = nlohmann::json::array(), out = nlohmann::json::array();
       for (std::uint32_t i = 0; i < f.inputs; ++i) in.push_back(fft_input(node, task, i));
       for (std::uint32_t i = 0; i < f.outputs; ++i) out.push_back(fft_output(node, task, f, i));
-      j["inputs"] = {{"buffers", in}, {"count", f.inputs}, {"cut", f.input_cut}, {"first_block", tag_json(program, task.operand_tag)}};
-      j["outputs"] = {{"buffers", out}, {"count", f.outputs}, {"cut", f.output_cut}, {"first_block", tag_json(program, task.tag)}};
+      j["inputs"] = {{"buffers", in}, {"count", f.inputs}, {"cut", f.input_cut}, {"first_block", tag_json(program, d.operand_tag)}};
+      j["outputs"] = {{"buffers", out}, {"count", f.outputs}, {"cut", f.output_cut}, {"first_block", tag_json(program, d.tag)}};
       break;
     }
   }
@@ -332,7 +390,7 @@ nlohmann::json to_json(const Program& program) {
   j["messages"] = nlohmann::json::array();
   for (const Message& m : program.messages) {
     nlohmann::json route = nlohmann::json::array();
-    for (const Direction d : m.route) route.push_back(to_string(d));
+    for (const Direction d : program.route(m)) route.push_back(to_string(d));
     j["messages"].push_back({{"source", program.describe_node(m.source)}, {"destination", program.describe_node(m.destination)},
                              {"route", route}, {"words", m.words}, {"block", tag_json(program, m.tag)}});
   }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,34 +117,45 @@ struct HostArray {
   bool input_pieces = false;
 };
 
-// Report labels carried by every task.
+// Report labels carried by every task, narrow so that a task list stays small (a Program with
+// 65,536 transforms or stages would be refused by the constructor, naming the limit).
 struct TaskLabel {
-  std::uint32_t transform = 0;
-  std::uint32_t stage = 1;        // 1..3
+  std::uint16_t transform = 0;
+  std::uint16_t stage = 1;        // 1..3
   std::uint32_t step = 0;         // step within the stage
   std::uint32_t global_step = 0;  // steps of all transforms counted in order
+  TaskLabel() = default;
+  TaskLabel(std::size_t transform, std::size_t stage, std::size_t step, std::size_t global_step);
 };
 
 enum class TaskKind : std::uint8_t { Load, Compute, Send, Receive, Fft };
 std::string to_string(TaskKind kind);
 
-struct Task {
-  TaskKind kind = TaskKind::Compute;
-  TaskLabel label;
-  std::uint32_t buffer = no_buffer;  // load/send/receive: the buffer; compute: the accumulator; fft: first output (fft_output)
-  std::uint32_t operand = no_buffer;      // compute; fft: first input (fft_input)
-  std::uint32_t coefficient = no_buffer;  // compute
-  std::uint32_t kernel = 0;               // compute: index into Program::kernels; fft: into Program::ffts
-  std::uint32_t message = 0;              // send/receive: index into Program::messages
-  bool zero_accumulator = false;          // compute: the accumulator starts at zero (and gets `tag`)
+inline constexpr std::uint32_t no_detail = std::numeric_limits<std::uint32_t>::max();
+
+// What only load, compute and FFT tasks use, kept beside the task list (NodeProgram::details)
+// so that sends and receives, most of a Program's tasks, stay small.
+struct TaskDetail {
   DataTag tag;                            // load: what is loaded; compute: the accumulator's block;
                                           // fft: the first output's (output i: index[output_cut - 1] + i)
   DataTag operand_tag, coefficient_tag;   // compute: the blocks it reads; fft: operand_tag is the
                                           // first input's (input i: index[input_cut - 1] + i)
   HostBlock source;                       // load
+  std::uint32_t operand = no_buffer;      // compute; fft: first input (fft_input)
+  std::uint32_t coefficient = no_buffer;  // compute
+  std::uint32_t kernel = 0;               // compute: index into Program::kernels; fft: into Program::ffts
   // fft: where its input buffers, then its output buffers, are listed in
   // NodeProgram::buffer_lists; no_buffer: they are consecutive from `operand` and `buffer`.
   std::uint32_t list = no_buffer;
+};
+
+struct Task {
+  TaskLabel label;
+  TaskKind kind = TaskKind::Compute;
+  bool zero_accumulator = false;          // compute: the accumulator starts at zero (and gets `tag`)
+  std::uint32_t buffer = no_buffer;  // load/send/receive: the buffer; compute: the accumulator; fft: first output (fft_output)
+  std::uint32_t message = 0;         // send/receive: index into Program::messages
+  std::uint32_t detail = no_detail;  // load/compute/fft: index into NodeProgram::details
 };
 // An FFT task's i-th input (or output) tag: the first one's, index moved by i along the cut.
 inline DataTag slice_tag(DataTag first, int cut, std::uint32_t i) {
@@ -157,12 +169,14 @@ inline Task make_task(TaskKind kind, const TaskLabel& label) {
   return task;
 }
 
-// One message: the words of a buffer from `source` to `destination`, hop by hop along `route`
-// (a chain of neighbouring nodes; one hop for a roll).
+// One message: the words of a buffer from `source` to `destination`, hop by hop along its route
+// (a chain of neighbouring nodes; one hop for a roll), `hops` directions from `route_begin` in
+// Program::routes (Program::route gives them).
 struct Message {
   std::uint32_t source = 0;
   std::uint32_t destination = 0;
-  std::vector<Direction> route;
+  std::uint32_t route_begin = 0;
+  std::uint32_t hops = 0;
   std::uint32_t words = 0;
   DataTag tag;  // the block it carries
 };
@@ -175,15 +189,24 @@ struct BufferSpec {
 struct NodeProgram {
   std::vector<BufferSpec> buffers;
   std::vector<Task> tasks;
-  std::vector<std::uint32_t> buffer_lists;  // the buffers of FFT tasks that list theirs (Task::list)
+  std::vector<TaskDetail> details;          // of load, compute and fft tasks (Task::detail)
+  std::vector<std::uint32_t> buffer_lists;  // the buffers of FFT tasks that list theirs (TaskDetail::list)
+  const TaskDetail& detail(const Task& task) const { return details[task.detail]; }
+  TaskDetail& detail(const Task& task) { return details[task.detail]; }
+  // Appends a task; a load, compute or fft task with its detail (which a send or receive ignores).
+  void add(const Task& task) { tasks.push_back(task); }
+  void add(Task task, const TaskDetail& detail);
+  void shrink_to_fit();  // after generation: lists grew by doubling
 };
 
 // The buffer of an FFT task's input i and output i (FftSpec `f` its spec).
 inline std::uint32_t fft_input(const NodeProgram& node, const Task& task, std::uint32_t i) {
-  return task.list == no_buffer ? task.operand + i : node.buffer_lists[task.list + i];
+  const TaskDetail& d = node.detail(task);
+  return d.list == no_buffer ? d.operand + i : node.buffer_lists[d.list + i];
 }
 inline std::uint32_t fft_output(const NodeProgram& node, const Task& task, const FftSpec& f, std::uint32_t i) {
-  return task.list == no_buffer ? task.buffer + i : node.buffer_lists[task.list + f.inputs + i];
+  const TaskDetail& d = node.detail(task);
+  return d.list == no_buffer ? task.buffer + i : node.buffer_lists[d.list + f.inputs + i];
 }
 
 // A named set of blocks the Program promises at its end: entries (buffer[i], tag[i]), by
@@ -228,6 +251,7 @@ struct Program {
   std::vector<FftSpec> ffts;
   std::vector<HostArray> host_arrays;
   std::vector<Message> messages;
+  std::vector<Direction> routes;   // the messages' routes, one after another (Message::route_begin)
   std::vector<NodeProgram> nodes;  // indexed like TorusShape::index_of
   std::vector<ProgramOutput> outputs;
   std::vector<StageInfo> stages;   // in order; global steps run through them
@@ -244,6 +268,12 @@ struct Program {
   bool coefficients_local = false;
 
   std::size_t node_count() const { return nodes.size(); }
+  // A message's route, and a new message (its index) with its route appended to `routes`.
+  std::span<const Direction> route(const Message& m) const { return {routes.data() + m.route_begin, m.hops}; }
+  std::span<Direction> route(const Message& m) { return {routes.data() + m.route_begin, m.hops}; }
+  std::uint32_t add_message(std::size_t source, std::size_t destination, std::span<const Direction> route,
+                            std::size_t words, const DataTag& tag);
+  void shrink_to_fit();  // after generation: messages, routes and every node's lists
   std::size_t nodes_represented() const { return translation_quotient ? shape.node_count() : nodes.size(); }
   std::string describe(const DataTag& tag) const;  // "X'(0,1,2)", "C3(2,1)"
   // The extents of the block a tag names (a coefficient block: rows x columns x 1) and its words.

@@ -108,19 +108,25 @@ class Machine {
     const auto fits = [&](std::uint32_t buffer, std::size_t words) {
       return buffer < p_.nodes[n].buffers.size() && p_.nodes[n].buffers[buffer].words >= words;
     };
+    const bool detailed = t.kind == TaskKind::Load || t.kind == TaskKind::Compute || t.kind == TaskKind::Fft;
+    if (detailed && t.detail >= p_.nodes[n].details.size())
+      throw std::logic_error(where(n, k) + ": names a detail record the node does not have (run verify_program)");
     bool ok = true;
     switch (t.kind) {
-      case TaskKind::Load:
-        ok = t.source.array < p_.host_arrays.size() && in_host(t.source) && fits(t.buffer, p_.words_of(t.tag));
+      case TaskKind::Load: {
+        const TaskDetail& d = p_.nodes[n].detail(t);
+        ok = d.source.array < p_.host_arrays.size() && in_host(d.source) && fits(t.buffer, p_.words_of(d.tag));
         break;
+      }
       case TaskKind::Compute: {
-        if (t.kernel >= p_.kernels.size()) {
+        const TaskDetail& d = p_.nodes[n].detail(t);
+        if (d.kernel >= p_.kernels.size()) {
           ok = false;
           break;
         }
-        const KernelSpec& kernel = p_.kernels[t.kernel];
+        const KernelSpec& kernel = p_.kernels[d.kernel];
         ok = kernel.mode >= 1 && kernel.mode <= 3 && fits(t.buffer, kernel.accumulator_words()) &&
-             fits(t.operand, kernel.operand_words()) && fits(t.coefficient, kernel.coefficient_words());
+             fits(d.operand, kernel.operand_words()) && fits(d.coefficient, kernel.coefficient_words());
         break;
       }
       case TaskKind::Send:
@@ -137,9 +143,10 @@ class Machine {
 
   template <class Fits>
   bool fft_fits(const NodeProgram& node, const Task& t, const Fits& fits) const {
-    if (t.kernel >= p_.ffts.size() || !fft_spec_problems(p_.ffts[t.kernel]).empty()) return false;
-    const FftSpec& f = p_.ffts[t.kernel];
-    if (t.list != no_buffer && std::size_t{t.list} + f.inputs + f.outputs > node.buffer_lists.size()) return false;
+    const TaskDetail& d = node.detail(t);
+    if (d.kernel >= p_.ffts.size() || !fft_spec_problems(p_.ffts[d.kernel]).empty()) return false;
+    const FftSpec& f = p_.ffts[d.kernel];
+    if (d.list != no_buffer && std::size_t{d.list} + f.inputs + f.outputs > node.buffer_lists.size()) return false;
     const Extents3 in = f.input_extents(), out = f.output_extents();
     for (std::uint32_t i = 0; i < f.inputs; ++i)
       if (!fits(fft_input(node, t, i), in[0] * in[1] * in[2])) return false;
@@ -230,8 +237,9 @@ class Machine {
 
   // Every input is read (and checked) before any output is written: in place is allowed.
   bool fft(std::size_t n, const Task& task) {
-    const FftSpec& f = p_.ffts[task.kernel];
     const NodeProgram& node = p_.nodes[n];
+    const TaskDetail& d = node.detail(task);
+    const FftSpec& f = p_.ffts[d.kernel];
     for (std::uint32_t i = 0; i < f.inputs; ++i)
       if (!ready(n, fft_input(node, task, i))) return false;
     for (std::uint32_t i = 0; i < f.outputs; ++i)
@@ -239,13 +247,13 @@ class Machine {
     std::vector<const T*> inputs;
     std::vector<T*> outputs;
     for (std::uint32_t i = 0; i < f.inputs; ++i) {
-      expect(n, "FFT input", fft_input(node, task, i), slice_tag(task.operand_tag, f.input_cut, i));
+      expect(n, "FFT input", fft_input(node, task, i), slice_tag(d.operand_tag, f.input_cut, i));
       inputs.push_back(result_.buffers[n][fft_input(node, task, i)].data());
     }
     for (std::uint32_t i = 0; i < f.outputs; ++i) outputs.push_back(result_.buffers[n][fft_output(node, task, f, i)].data());
-    plans_[task.kernel].run(inputs, outputs);
+    plans_[d.kernel].run(inputs, outputs);
     for (std::uint32_t i = 0; i < f.outputs; ++i)
-      tag_[first_buffer_[n] + fft_output(node, task, f, i)] = slice_tag(task.tag, f.output_cut, i);
+      tag_[first_buffer_[n] + fft_output(node, task, f, i)] = slice_tag(d.tag, f.output_cut, i);
     ProgramExecutionCounts& c = counts_of(n, task.label.transform);
     ++c.fft_tasks;
     c.fft_butterflies += f.butterflies();
@@ -266,24 +274,26 @@ class Machine {
 
   bool load(std::size_t n, const Task& task) {
     if (!ready(n, task.buffer)) return false;
-    host_.load(p_, task.source, result_.buffers[n][task.buffer].data());
-    tag_[first_buffer_[n] + task.buffer] = task.tag;
+    const TaskDetail& d = p_.nodes[n].detail(task);
+    host_.load(p_, d.source, result_.buffers[n][task.buffer].data());
+    tag_[first_buffer_[n] + task.buffer] = d.tag;
     return true;
   }
 
   bool compute(std::size_t n, const Task& task) {
-    if (!ready(n, task.buffer) || !ready(n, task.operand) || !ready(n, task.coefficient)) return false;
+    const TaskDetail& d = p_.nodes[n].detail(task);
+    if (!ready(n, task.buffer) || !ready(n, d.operand) || !ready(n, d.coefficient)) return false;
     auto& acc = result_.buffers[n][task.buffer];
     if (task.zero_accumulator) {
       std::fill(acc.begin(), acc.end(), T{});
-      tag_[first_buffer_[n] + task.buffer] = task.tag;
+      tag_[first_buffer_[n] + task.buffer] = d.tag;
     }
-    expect(n, "accumulator", task.buffer, task.tag);
-    expect(n, "operand", task.operand, task.operand_tag);
-    expect(n, "coefficient", task.coefficient, task.coefficient_tag);
-    const KernelSpec& kernel = p_.kernels[task.kernel];
-    const T* operand = result_.buffers[n][task.operand].data();
-    const T* coefficient = result_.buffers[n][task.coefficient].data();
+    expect(n, "accumulator", task.buffer, d.tag);
+    expect(n, "operand", d.operand, d.operand_tag);
+    expect(n, "coefficient", d.coefficient, d.coefficient_tag);
+    const KernelSpec& kernel = p_.kernels[d.kernel];
+    const T* operand = result_.buffers[n][d.operand].data();
+    const T* coefficient = result_.buffers[n][d.coefficient].data();
     if (options_.machine_order) {
       multiply_add_block(kernel, acc.data(), operand, coefficient);
     } else {

@@ -92,14 +92,21 @@ class Verifier {
   }
   std::string task_name(std::size_t n, std::uint32_t k) const {
     const Task& t = p_.nodes[n].tasks[k];
+    const TaskDetail* d = detail_of(n, t);
+    const std::string block = d ? p_.describe(d->tag) : fmt::format("detail {} missing", t.detail);
     switch (t.kind) {
-      case TaskKind::Load: return fmt::format("task {} (load {})", k, p_.describe(t.tag));
-      case TaskKind::Compute: return fmt::format("task {} (compute {})", k, p_.describe(t.tag));
+      case TaskKind::Load: return fmt::format("task {} (load {})", k, block);
+      case TaskKind::Compute: return fmt::format("task {} (compute {})", k, block);
       case TaskKind::Send: return fmt::format("task {} (send of message {})", k, t.message);
       case TaskKind::Receive: return fmt::format("task {} (receive of message {})", k, t.message);
-      case TaskKind::Fft: return fmt::format("task {} (fft into {})", k, p_.describe(t.tag));
+      case TaskKind::Fft: return fmt::format("task {} (fft into {})", k, block);
     }
     return fmt::format("task {}", k);
+  }
+  // A load's, compute's or fft's detail record; nullptr when it names none of its node's.
+  const TaskDetail* detail_of(std::size_t n, const Task& t) const {
+    const auto& details = p_.nodes[n].details;
+    return t.detail < details.size() ? &details[t.detail] : nullptr;
   }
 
   // ---- the symbolic run (checks 1, 2 for duplicates, 4 and 5) ----
@@ -160,24 +167,26 @@ class Verifier {
   }
 
   // An FFT task's buffer list, if it has one, lies within its node's lists.
-  bool lists_fit(std::size_t n, const Task& t, const FftSpec& f) const {
+  bool lists_fit(std::size_t n, const TaskDetail& t, const FftSpec& f) const {
     return t.list == no_buffer || std::size_t{t.list} + f.inputs + f.outputs <= p_.nodes[n].buffer_lists.size();
   }
 
   // A task first waits for the posted receive of every buffer it touches.
   bool blocked(std::size_t n, const Task& t) {
     const bool compute = t.kind == TaskKind::Compute;
+    const TaskDetail* d = detail_of(n, t);
     if (t.kind == TaskKind::Fft) {
-      if (t.kernel >= p_.ffts.size()) return false;
-      const FftSpec& f = p_.ffts[t.kernel];
-      if (!lists_fit(n, t, f)) return false;
+      if (!d || d->kernel >= p_.ffts.size()) return false;
+      const FftSpec& f = p_.ffts[d->kernel];
+      if (!lists_fit(n, *d, f)) return false;
       for (std::uint32_t i = 0; i < f.inputs; ++i)
         if (waits_for(n, fft_input(p_.nodes[n], t, i))) return true;
       for (std::uint32_t i = 0; i < f.outputs; ++i)
         if (waits_for(n, fft_output(p_.nodes[n], t, f, i))) return true;
       return false;
     }
-    for (const std::uint32_t b : {t.buffer, compute ? t.operand : no_buffer, compute ? t.coefficient : no_buffer})
+    const bool reads = compute && d;
+    for (const std::uint32_t b : {t.buffer, reads ? d->operand : no_buffer, reads ? d->coefficient : no_buffer})
       if (waits_for(n, b)) return true;
     return false;
   }
@@ -194,12 +203,18 @@ class Verifier {
   }
 
   void run_task(std::size_t n, std::uint32_t k, const Task& t) {
+    const TaskDetail* d = detail_of(n, t);
+    const bool detailed = t.kind == TaskKind::Load || t.kind == TaskKind::Compute || t.kind == TaskKind::Fft;
+    if (detailed && !d) {
+      fail(n, k, [&] { return fmt::format("names detail record {}; the node has {}", t.detail, p_.nodes[n].details.size()); });
+      return;
+    }
     switch (t.kind) {
-      case TaskKind::Load: return load(n, k, t);
-      case TaskKind::Compute: return compute(n, k, t);
+      case TaskKind::Load: return load(n, k, t, *d);
+      case TaskKind::Compute: return compute(n, k, t, *d);
       case TaskKind::Send: return send(n, k, t);
       case TaskKind::Receive: return receive(n, k, t);
-      case TaskKind::Fft: return fft(n, k, t);
+      case TaskKind::Fft: return fft(n, k, t, *d);
     }
     fail(n, k, [&] { return fmt::format("has no known kind ({})", static_cast<int>(t.kind)); });
   }
@@ -227,7 +242,7 @@ class Verifier {
     });
   }
 
-  void load(std::size_t n, std::uint32_t k, const Task& t) {
+  void load(std::size_t n, std::uint32_t k, const Task& task, const TaskDetail& t) {
     if (t.source.array >= p_.host_arrays.size()) {
       fail(n, k, [&] { return fmt::format("loads host array {}; there are {}", t.source.array, plural(p_.host_arrays.size(), "array")); });
       return;
@@ -236,10 +251,10 @@ class Verifier {
     const Extents3 source = p_.host_block_extents(t.source);
     if (!p_.translation_quotient && source != p_.extents_of(t.tag))
       fail(n, k, [&] { return fmt::format("loads {} from a block of {} of another size", p_.describe(t.tag), array.name); });
-    if (buffer_fits(n, k, t.buffer, source[0] * source[1] * source[2], "loaded buffer")) write(n, t.buffer, t.tag);
+    if (buffer_fits(n, k, task.buffer, source[0] * source[1] * source[2], "loaded buffer")) write(n, task.buffer, t.tag);
   }
 
-  void compute(std::size_t n, std::uint32_t k, const Task& t) {
+  void compute(std::size_t n, std::uint32_t k, const Task& task, const TaskDetail& t) {
     if (t.kernel >= p_.kernels.size()) {
       fail(n, k, [&] { return fmt::format("uses kernel {}; there are {}", t.kernel, plural(p_.kernels.size(), "kernel")); });
       return;
@@ -249,17 +264,17 @@ class Verifier {
     extents_match(n, k, t.tag, kernel.accumulator, "accumulator");
     extents_match(n, k, t.operand_tag, kernel.operand, "operand");
     extents_match(n, k, t.coefficient_tag, {kernel.operand[m], kernel.accumulator[m], 1}, "coefficient");
-    const bool acc = buffer_fits(n, k, t.buffer, kernel.accumulator_words(), "accumulator");
-    if (acc && !t.zero_accumulator) expect(n, k, t.buffer, t.tag, "accumulator");
+    const bool acc = buffer_fits(n, k, task.buffer, kernel.accumulator_words(), "accumulator");
+    if (acc && !task.zero_accumulator) expect(n, k, task.buffer, t.tag, "accumulator");
     if (buffer_fits(n, k, t.operand, kernel.operand_words(), "operand")) expect(n, k, t.operand, t.operand_tag, "operand");
     if (buffer_fits(n, k, t.coefficient, kernel.coefficient_words(), "coefficient"))
       expect(n, k, t.coefficient, t.coefficient_tag, "coefficient");
-    if (acc) write(n, t.buffer, t.tag);
+    if (acc) write(n, task.buffer, t.tag);
   }
 
   // Every input holds its slice of the working array before any output is written (so in
   // place reads the old content); every output then holds its slice of the result.
-  void fft(std::size_t n, std::uint32_t k, const Task& t) {
+  void fft(std::size_t n, std::uint32_t k, const Task& task, const TaskDetail& t) {
     if (t.kernel >= p_.ffts.size()) {
       fail(n, k, [&] { return fmt::format("uses FFT {}; there are {}", t.kernel, plural(p_.ffts.size(), "FFT")); });
       return;
@@ -278,13 +293,13 @@ class Verifier {
     for (std::uint32_t i = 0; i < f.inputs; ++i) {
       const DataTag tag = slice_tag(t.operand_tag, f.input_cut, i);
       extents_match(n, k, tag, in, "FFT input");
-      const std::uint32_t b = fft_input(node, t, i);
+      const std::uint32_t b = fft_input(node, task, i);
       if (buffer_fits(n, k, b, in[0] * in[1] * in[2], "FFT input")) expect(n, k, b, tag, "FFT input");
     }
     for (std::uint32_t i = 0; i < f.outputs; ++i) {
       const DataTag tag = slice_tag(t.tag, f.output_cut, i);
       extents_match(n, k, tag, out, "FFT output");
-      const std::uint32_t b = fft_output(node, t, f, i);
+      const std::uint32_t b = fft_output(node, task, f, i);
       if (buffer_fits(n, k, b, out[0] * out[1] * out[2], "FFT output")) write(n, b, tag);
     }
   }
@@ -367,8 +382,9 @@ class Verifier {
       if (t.buffer != b || t.kind == TaskKind::Send) continue;
       if (last == none) last = j;
       const bool received = t.kind == TaskKind::Receive;
-      if (after != none && (!received || t.message < p_.messages.size()) &&
-          same(received ? p_.messages[t.message].tag : t.tag, want))
+      const TaskDetail* d = received ? nullptr : detail_of(n, t);
+      if (after != none && (received ? t.message < p_.messages.size() : d != nullptr) &&
+          same(received ? p_.messages[t.message].tag : d->tag, want))
         return fmt::format("was overwritten before it was {}: {} (written by {}) was replaced by {} with {}", verb,
                            p_.describe(want), task_name(n, j), task_name(n, after), p_.describe(st.tag));
       after = j;
@@ -434,11 +450,16 @@ class Verifier {
     if (msg.words != p_.words_of(msg.tag))
       fail(node, task, [&] { return fmt::format("{} carries {} words; its block has {}", message_name(m), msg.words, p_.words_of(msg.tag)); });
     const std::size_t count = p_.nodes.size();
-    if (p_.translation_quotient && msg.route.empty())
+    if (std::size_t{msg.route_begin} + msg.hops > p_.routes.size())
+      fail(node, task, [&] {
+        return fmt::format("{}: its {} hops from {} run past the Program's {} route hops", message_name(m), msg.hops,
+                           msg.route_begin, p_.routes.size());
+      });
+    else if (p_.translation_quotient && msg.hops == 0)
       fail(node, task, [&] { return message_name(m) + " has an empty route in a translation quotient (each copy must move)"; });
     else if (msg.source >= count || msg.destination >= count)
       fail(node, task, [&] { return fmt::format("{}: the array has {}", message_name(m), plural(count, "node")); });
-    else if (msg.route.empty() && msg.source != msg.destination)
+    else if (msg.hops == 0 && msg.source != msg.destination)
       fail(node, task, [&] { return message_name(m) + " has an empty route between different nodes"; });
     else
       follow_route(m, node, task);
@@ -447,11 +468,12 @@ class Verifier {
   void follow_route(std::uint32_t m, std::size_t node, std::size_t task) {
     const Message& msg = p_.messages[m];
     NodeCoord at = p_.shape.coord_of(msg.source);
-    for (std::size_t h = 0; h < msg.route.size(); ++h) {
-      const std::optional<NodeCoord> next = p_.shape.neighbour(at, msg.route[h]);
+    const std::span<const Direction> route = p_.route(msg);
+    for (std::size_t h = 0; h < route.size(); ++h) {
+      const std::optional<NodeCoord> next = p_.shape.neighbour(at, route[h]);
       if (!next) {
         fail(node, task, [&] {
-          return fmt::format("{}: hop {} ({}) from node {} leaves the mesh", message_name(m), h, to_string(msg.route[h]), to_string(at));
+          return fmt::format("{}: hop {} ({}) from node {} leaves the mesh", message_name(m), h, to_string(route[h]), to_string(at));
         });
         return;
       }

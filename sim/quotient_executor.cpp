@@ -125,7 +125,7 @@ class Lockstep {
       const Task& t = tasks_[j];
       switch (t.kind) {
         case TaskKind::Load:
-          if (t.buffer == buffer) return q_.words_of(t.tag) == words;
+          if (t.buffer == buffer) return q_.words_of(q_.nodes.front().detail(t).tag) == words;
           break;
         case TaskKind::Receive:
           if (t.buffer == buffer) return q_.messages[t.message].words == words;
@@ -134,7 +134,7 @@ class Lockstep {
           if (t.buffer == buffer) return false;
           break;
         case TaskKind::Compute:
-          if (t.operand == buffer || t.coefficient == buffer) return false;
+          if (q_.nodes.front().detail(t).operand == buffer || q_.nodes.front().detail(t).coefficient == buffer) return false;
           if (t.buffer == buffer) return t.zero_accumulator;
           break;
         case TaskKind::Fft: return false;  // refused in prepare(); never reached
@@ -194,12 +194,13 @@ class Lockstep {
   }
 
   void compute(std::size_t n, std::size_t k, const Task& t) {
+    const TaskDetail& d = q_.nodes.front().detail(t);
     ready(n, k, t.buffer);
-    ready(n, k, t.operand);
-    ready(n, k, t.coefficient);
+    ready(n, k, d.operand);
+    ready(n, k, d.coefficient);
     std::vector<T>& acc = buffers_[n][t.buffer];
     if (t.zero_accumulator) std::fill(acc.begin(), acc.end(), T{});
-    multiply_add_block(q_.kernels[t.kernel], acc.data(), buffers_[n][t.operand].data(), buffers_[n][t.coefficient].data());
+    multiply_add_block(q_.kernels[d.kernel], acc.data(), buffers_[n][d.operand].data(), buffers_[n][d.coefficient].data());
   }
 
   void send(std::size_t n, std::size_t k, const Task& t) {

@@ -171,7 +171,7 @@ TEST_CASE("an unverified broken Program makes the executor stop, not compute gar
   auto& tasks = program.nodes[0].tasks;
   const auto compute = std::find_if(tasks.begin(), tasks.end(), [](const Task& t) { return t.kind == TaskKind::Compute; });
   REQUIRE(compute != tasks.end());
-  compute->operand_tag.index[0] ^= 1;  // names a block the node does not hold
+  program.nodes[0].detail(*compute).operand_tag.index[0] ^= 1;  // names a block the node does not hold
   const Tensor3<double> x(2, 2, 2);
   const Matrix<double> id = Matrix<double>::Identity(2, 2);
   CHECK_THROWS_WITH(execute_program(program, HostData<double>{x, {{id, id, id}}, {}}),

@@ -36,25 +36,28 @@ Program one_node() {
   p.nodes = {NodeProgram{{{64, 0}, {32, 1}, {32, 1}}, {}}};
   Task load = make_task(TaskKind::Load, {});
   load.buffer = 0;
-  load.tag = {0, {0, 0, 0}};
-  p.nodes[0].tasks.push_back(load);
+  TaskDetail loaded;
+  loaded.tag = {0, {0, 0, 0}};
+  p.nodes[0].add(load, loaded);
   FftSpec first{"fft2", 2, {8, 4, 2}, 1, 1, 3, 2, false, 1.0};
   FftSpec second{"fft1", 1, {8, 4, 2}, 3, 2, 1, 1, false, 1.0};
   p.ffts = {first, second};
   Task a = make_task(TaskKind::Fft, {});
-  a.kernel = 0;
-  a.operand = 0;
-  a.operand_tag = {0, {0, 0, 0}};
+  TaskDetail da;
+  da.kernel = 0;
+  da.operand = 0;
+  da.operand_tag = {0, {0, 0, 0}};
   a.buffer = 1;
-  a.tag = {1, {0, 0, 0}};
+  da.tag = {1, {0, 0, 0}};
   Task b = a;
-  b.kernel = 1;
-  b.operand = 1;
-  b.operand_tag = {1, {0, 0, 0}};
+  TaskDetail db = da;
+  db.kernel = 1;
+  db.operand = 1;
+  db.operand_tag = {1, {0, 0, 0}};
   b.buffer = 0;
-  b.tag = {2, {0, 0, 0}};
-  p.nodes[0].tasks.push_back(a);
-  p.nodes[0].tasks.push_back(b);
+  db.tag = {2, {0, 0, 0}};
+  p.nodes[0].add(a, da);
+  p.nodes[0].add(b, db);
   p.outputs = {{"forward", 0, 1, {0}, {{2, {0, 0, 0}}}}};
   return p;
 }
@@ -78,13 +81,13 @@ TEST_CASE("the verifier checks FFT tasks: specs, extents, buffers, tags read bef
   p.nodes[0].buffers[2].words = 16;
   CHECK_THAT(first_violation(p), Catch::Contains("FFT output b2 (Y) has 16 words; 32 are needed"));
   p = one_node();
-  p.nodes[0].tasks[2].operand_tag = {1, {0, 0, 1}};  // reads Y(0,0,1), Y(0,0,2): the second is no block here
+  p.nodes[0].detail(p.nodes[0].tasks[2]).operand_tag = {1, {0, 0, 1}};  // reads Y(0,0,1), Y(0,0,2): the second is no block here
   CHECK_FALSE(verify_program(p).ok());
   p = one_node();
   std::swap(p.nodes[0].tasks[1], p.nodes[0].tasks[2]);  // reads Y before the first FFT writes it
   CHECK_THAT(first_violation(p), Catch::Contains("task 1 (fft,") && Catch::Contains("read before written"));
   p = one_node();
-  p.nodes[0].tasks[1].kernel = 7;
+  p.nodes[0].detail(p.nodes[0].tasks[1]).kernel = 7;
   CHECK_THAT(first_violation(p), Catch::Contains("uses FFT 7; there are 2 FFTs"));
 }
 

@@ -111,15 +111,16 @@ TEST_CASE("local coefficients: node (Q,R,S) starts with input block (Q,R,S) and 
 TEST_CASE("local coefficients: its own proofs catch a broken Program", "[local][errors]") {
   const Program good = make_algorithm("orbital_local_coefficients")->build(problem({{4, 6, 8}, {2, 3, 4}}, "+++", {D::Forward}));
   REQUIRE(prove_local_coefficients(good).ok());
-  const auto first_compute = [](Program& p, std::size_t node, std::uint32_t stage, std::uint32_t step) -> Task& {
+  // The detail (blocks read and written) of a node's compute.
+  const auto first_compute = [](Program& p, std::size_t node, std::uint32_t stage, std::uint32_t step) -> TaskDetail& {
     for (Task& t : p.nodes[node].tasks)
-      if (t.kind == TaskKind::Compute && t.label.stage == stage && t.label.step == step) return t;
+      if (t.kind == TaskKind::Compute && t.label.stage == stage && t.label.step == step) return p.nodes[node].detail(t);
     FAIL("no such compute");
-    return p.nodes[node].tasks.front();
+    return p.nodes[node].details.front();
   };
   SECTION("a reduction block twice, another never") {
     Program p = good;
-    Task& t = first_compute(p, 5, 1, 1);
+    TaskDetail& t = first_compute(p, 5, 1, 1);
     t.operand_tag.index[2] = first_compute(p, 5, 1, 0).operand_tag.index[2];
     t.coefficient_tag.index[0] = t.operand_tag.index[2];
     const AlgorithmCheck check = prove_local_coefficients(p);

@@ -138,20 +138,25 @@ TEST_CASE("broken systolic Programs are caught by the verifier, the product proo
   SECTION("a compute reads the other block of its window: the verifier") {
     Program p = good;
     for (Task& t : p.nodes[1].tasks)
-      if (t.kind == TaskKind::Compute && t.label.step == 0) t.operand = t.operand == 1 ? 2 : 1;  // A window buffers 1 and 2
+      if (t.kind == TaskKind::Compute && t.label.step == 0) {
+        std::uint32_t& operand = p.nodes[1].detail(t).operand;
+        operand = operand == 1 ? 2 : 1;  // A window buffers 1 and 2
+      }
     CHECK_FALSE(verify_program(p, 1).ok());
   }
   SECTION("a shift sent the wrong way round the ring: the verifier") {
     Program p = good;
-    Message& m = p.messages[first(p, 0, TaskKind::Send).message];  // node (0,0)'s first send: A to (0,2) along -R
-    REQUIRE(m.route == std::vector<Direction>{Direction::MinusR});
-    m.route = {Direction::PlusR};  // to (0,1) instead, on a ring of 3
+    const Message& m = p.messages[first(p, 0, TaskKind::Send).message];  // node (0,0)'s first send: A to (0,2) along -R
+    const std::span<Direction> route = p.route(m);
+    REQUIRE(std::vector<Direction>(route.begin(), route.end()) == std::vector<Direction>{Direction::MinusR});
+    route[0] = Direction::PlusR;  // to (0,1) instead, on a ring of 3
     CHECK_FALSE(verify_program(p, 1).ok());
   }
   SECTION("one inner block used twice and one never: the product proof") {
     Program p = good;
-    for (Task& t : p.nodes[2].tasks)
-      if (t.kind == TaskKind::Compute && t.label.step == 1) {
+    for (Task& task : p.nodes[2].tasks)
+      if (task.kind == TaskKind::Compute && task.label.step == 1) {
+        TaskDetail& t = p.nodes[2].detail(task);
         t.operand_tag.index[2] = (t.operand_tag.index[2] + 1) % 6;
         t.coefficient_tag.index[0] = t.operand_tag.index[2];
       }
@@ -159,7 +164,7 @@ TEST_CASE("broken systolic Programs are caught by the verifier, the product proo
   }
   SECTION("a wrong skew (a node loads the neighbour's block under its own name): the golden check") {
     Program p = good;
-    Task& load = first(p, 0, TaskKind::Load);
+    TaskDetail& load = p.nodes[0].detail(first(p, 0, TaskKind::Load));
     load.source.index[2] = (load.source.index[2] + 1) % 6;  // tags still agree: only the values are wrong
     REQUIRE(verify_program(p, 1).ok());
     REQUIRE(prove_block_products(p).ok());

@@ -154,13 +154,16 @@ TEST_CASE("hypersystolic: broken Programs are caught by the partial-sum proof or
   SECTION("a back-shift add dropped: the proof") {
     Program p = good;
     auto& tasks = p.nodes[0].tasks;
-    tasks.erase(std::find_if(tasks.begin(), tasks.end(), [](const Task& t) { return t.coefficient_tag.kind == matmul_one && t.kind == TaskKind::Compute; }));
+    tasks.erase(std::find_if(tasks.begin(), tasks.end(), [&p](const Task& t) {
+      return t.kind == TaskKind::Compute && p.nodes[0].detail(t).coefficient_tag.kind == matmul_one;
+    }));
     CHECK_FALSE(prove_partial_sums(p).ok());
   }
   SECTION("a product under the wrong inner block: the proof") {
     Program p = good;
-    for (Task& t : p.nodes[1].tasks)
-      if (t.kind == TaskKind::Compute && t.label.global_step == 0) {
+    for (Task& task : p.nodes[1].tasks)
+      if (task.kind == TaskKind::Compute && task.label.global_step == 0) {
+        TaskDetail& t = p.nodes[1].detail(task);
         t.operand_tag.index[2] = (t.operand_tag.index[2] + 1) % 4;
         t.coefficient_tag.index[0] = t.operand_tag.index[2];
       }
@@ -170,8 +173,8 @@ TEST_CASE("hypersystolic: broken Programs are caught by the partial-sum proof or
   SECTION("a wrong B block: the golden check") {
     Program p = good;
     for (Task& t : p.nodes[0].tasks)
-      if (t.kind == TaskKind::Load && t.source.array == 1) {
-        t.source.index[1] = (t.source.index[1] + 1) % 4;
+      if (t.kind == TaskKind::Load && p.nodes[0].detail(t).source.array == 1) {
+        p.nodes[0].detail(t).source.index[1] = (p.nodes[0].detail(t).source.index[1] + 1) % 4;
         break;
       }
     REQUIRE(verify_program(p, 1).ok());

@@ -99,39 +99,47 @@ Program ping_pong() {
   p.kernels = {cube_kernel(1, 1)};
   p.host_arrays = {{"input", false, 0, 0, {}, 0}, {"forward C1", true, 1, 0, {}, 0}};
   p.transforms = {"forward"};
-  p.messages = {{0, 1, {Direction::PlusQ}, 1, {0, {0, 0, 0}}}, {1, 0, {Direction::MinusQ}, 1, {2, {0, 0, 0}}}};
+  p.add_message(0, 1, std::vector<Direction>{Direction::PlusQ}, 1, {0, {0, 0, 0}});
+  p.add_message(1, 0, std::vector<Direction>{Direction::MinusQ}, 1, {2, {0, 0, 0}});
   const TaskLabel first{0, 1, 0, 0}, second{0, 1, 1, 1};
+  using Entry = std::pair<Task, TaskDetail>;
   const auto load = [&](std::uint32_t buffer, std::uint16_t array, DataTag tag, std::array<std::int32_t, 3> index) {
-    Task t = make_task(TaskKind::Load, first);
-    t.buffer = buffer;
-    t.tag = tag;
-    t.source = {array, index};
-    return t;
+    Entry e{make_task(TaskKind::Load, first), {}};
+    e.first.buffer = buffer;
+    e.second.tag = tag;
+    e.second.source = {array, index};
+    return e;
   };
   const auto move = [](TaskKind kind, const TaskLabel& label, std::uint32_t buffer, std::uint32_t message) {
-    Task t = make_task(kind, label);
-    t.buffer = buffer;
-    t.message = message;
-    return t;
+    Entry e{make_task(kind, label), {}};
+    e.first.buffer = buffer;
+    e.first.message = message;
+    return e;
   };
   const auto compute = [&](std::uint32_t operand, std::uint32_t coefficient, DataTag x, DataTag c, bool zero) {
-    Task t = make_task(TaskKind::Compute, second);
-    t.buffer = 2;
-    t.operand = operand;
-    t.coefficient = coefficient;
-    t.zero_accumulator = zero;
-    t.tag = {2, {0, 0, 0}};
-    t.operand_tag = x;
-    t.coefficient_tag = c;
-    return t;
+    Entry e{make_task(TaskKind::Compute, second), {}};
+    e.first.buffer = 2;
+    e.first.zero_accumulator = zero;
+    e.second.operand = operand;
+    e.second.coefficient = coefficient;
+    e.second.tag = {2, {0, 0, 0}};
+    e.second.operand_tag = x;
+    e.second.coefficient_tag = c;
+    return e;
+  };
+  const auto node = [](std::vector<BufferSpec> buffers, const std::vector<Entry>& entries) {
+    NodeProgram n;
+    n.buffers = std::move(buffers);
+    for (const auto& [task, detail] : entries) n.add(task, detail);
+    return n;
   };
   const DataTag x0{0, {0, 0, 0}}, x1{0, {1, 0, 0}}, c00{1, {0, 0, 0}}, c10{1, {1, 0, 0}};
-  p.nodes.push_back({{{1, 0}, {1, 2}},
-                     {load(0, 0, x0, {0, 0, 0}), move(TaskKind::Send, first, 0, 0), move(TaskKind::Receive, second, 1, 1)}});
-  p.nodes.push_back({{{1, 0}, {1, 1}, {1, 2}, {1, 1}, {1, 0}},
-                     {load(0, 0, x1, {1, 0, 0}), load(1, 1, c10, {1, 0, 0}), load(3, 1, c00, {0, 0, 0}),
-                      move(TaskKind::Receive, first, 4, 0), compute(0, 1, x1, c10, true), compute(4, 3, x0, c00, false),
-                      move(TaskKind::Send, second, 2, 1)}});
+  p.nodes.push_back(node({{1, 0}, {1, 2}},
+                         {load(0, 0, x0, {0, 0, 0}), move(TaskKind::Send, first, 0, 0), move(TaskKind::Receive, second, 1, 1)}));
+  p.nodes.push_back(node({{1, 0}, {1, 1}, {1, 2}, {1, 1}, {1, 0}},
+                         {load(0, 0, x1, {1, 0, 0}), load(1, 1, c10, {1, 0, 0}), load(3, 1, c00, {0, 0, 0}),
+                          move(TaskKind::Receive, first, 4, 0), compute(0, 1, x1, c10, true), compute(4, 3, x0, c00, false),
+                          move(TaskKind::Send, second, 2, 1)}));
   p.outputs = {{"forward", 0, 1, {1, 2}, {{2, {0, 0, 0}}, {2, {0, 0, 0}}}}};
   return p;
 }
@@ -171,12 +179,12 @@ TEST_CASE("a hand-built two-node ping-pong Program gives the hand-computed value
 
 TEST_CASE("a compute that finds another block than it names stops the executor", "[program][executor][errors]") {
   Program program = ping_pong();
-  program.nodes[1].tasks[5].operand_tag = {0, {1, 0, 0}};
+  program.nodes[1].detail(program.nodes[1].tasks[5]).operand_tag = {0, {1, 0, 0}};
   CHECK_THROWS_WITH(execute_program(program, ping_pong_host()),
                     Catch::Contains("node (1,0,0), task 5 (compute") &&
                         Catch::Contains("operand buffer b4 holds X(0,0,0) but the task names X(1,0,0)"));
   program = ping_pong();
-  program.nodes[1].tasks[5].coefficient = 9;  // node 1 has five buffers
+  program.nodes[1].detail(program.nodes[1].tasks[5]).coefficient = 9;  // node 1 has five buffers
   CHECK_THROWS_WITH(execute_program(program, ping_pong_host()),
                     Catch::Contains("node (1,0,0), task 5") && Catch::Contains("index or buffer size does not fit"));
 }

@@ -42,24 +42,39 @@ enum Kind : std::uint16_t { X, C, Y, Z };
 
 DataTag tag(Kind kind, int i = 0) { return {kind, {i, 0, 0}}; }
 
-Task load(Kind buffer, std::uint16_t array, DataTag what) {
-  Task t = make_task(TaskKind::Load, {});
-  t.buffer = buffer;
-  t.tag = what;
-  t.source = {array, {what.index[0], 0, 0}};
-  return t;
+// A task with its detail (a send or receive has none).
+struct Entry {
+  Entry(const Task& t, const TaskDetail& d = {}) : task(t), detail(d) {}  // NOLINT: a send or receive converts
+  Task task;
+  TaskDetail detail;
+};
+
+void set_tasks(NodeProgram& node, const std::vector<Entry>& entries) {
+  node.tasks.clear();
+  node.details.clear();
+  for (const Entry& e : entries) node.add(e.task, e.detail);
 }
 
-Task compute(Kind acc, Kind operand, Kind coefficient) {
+Entry load(Kind buffer, std::uint16_t array, DataTag what) {
+  Task t = make_task(TaskKind::Load, {});
+  t.buffer = buffer;
+  TaskDetail d;
+  d.tag = what;
+  d.source = {array, {what.index[0], 0, 0}};
+  return {t, d};
+}
+
+Entry compute(Kind acc, Kind operand, Kind coefficient) {
   Task t = make_task(TaskKind::Compute, {});
   t.buffer = acc;
-  t.operand = operand;
-  t.coefficient = coefficient;
   t.zero_accumulator = true;
-  t.tag = tag(acc);
-  t.operand_tag = tag(operand);
-  t.coefficient_tag = tag(coefficient);
-  return t;
+  TaskDetail d;
+  d.operand = operand;
+  d.coefficient = coefficient;
+  d.tag = tag(acc);
+  d.operand_tag = tag(operand);
+  d.coefficient_tag = tag(coefficient);
+  return {t, d};
 }
 
 Task transfer(TaskKind kind, std::uint32_t buffer, std::uint32_t message) {
@@ -77,12 +92,13 @@ Program ping_pong(Topology topology = Topology::Torus) {
   p.tag_kinds = {{"X", 3, 0, {}}, {"C", 2, 1, {}}, {"Y", 3, 0, {}}, {"Z", 3, 0, {}}};
   p.kernels = {cube_kernel(1, 1)};
   p.host_arrays = {{"input", false, 0, 0, {}, 0}, {"C1", true, 1, 0, {}, 0}};
-  p.messages = {{0, 1, {Direction::PlusQ}, 1, tag(X)}, {1, 0, {Direction::MinusQ}, 1, tag(Y)}};
+  p.add_message(0, 1, std::vector<Direction>{Direction::PlusQ}, 1, tag(X));
+  p.add_message(1, 0, std::vector<Direction>{Direction::MinusQ}, 1, tag(Y));
   const NodeProgram blank{{{1, X}, {1, C}, {1, Y}, {1, Z}}, {}};
   p.nodes = {blank, blank};
-  p.nodes[0].tasks = {load(X, 0, tag(X)), load(C, 1, tag(C)), transfer(TaskKind::Send, X, 0), transfer(TaskKind::Receive, Y, 1),
-                      compute(Z, Y, C)};
-  p.nodes[1].tasks = {load(C, 1, tag(C)), transfer(TaskKind::Receive, X, 0), compute(Y, X, C), transfer(TaskKind::Send, Y, 1)};
+  set_tasks(p.nodes[0], {load(X, 0, tag(X)), load(C, 1, tag(C)), transfer(TaskKind::Send, X, 0),
+                         transfer(TaskKind::Receive, Y, 1), compute(Z, Y, C)});
+  set_tasks(p.nodes[1], {load(C, 1, tag(C)), transfer(TaskKind::Receive, X, 0), compute(Y, X, C), transfer(TaskKind::Send, Y, 1)});
   p.outputs = {{"result", 0, 3, {Z, Y}, {tag(Z), tag(Y)}}};
   return p;
 }
@@ -91,10 +107,12 @@ Program ping_pong(Topology topology = Topology::Torus) {
 Program one_message(const TorusShape& shape, std::uint32_t source, std::uint32_t destination, std::vector<Direction> route) {
   Program p = ping_pong();
   p.shape = shape;
-  p.messages = {{source, destination, std::move(route), 1, tag(X)}};
+  p.messages.clear();
+  p.routes.clear();
+  p.add_message(source, destination, route, 1, tag(X));
   p.nodes.assign(shape.node_count(), p.nodes[0]);
-  for (NodeProgram& node : p.nodes) node.tasks.clear();
-  p.nodes[source].tasks = {load(X, 0, tag(X)), transfer(TaskKind::Send, X, 0)};
+  for (NodeProgram& node : p.nodes) set_tasks(node, {});
+  set_tasks(p.nodes[source], {load(X, 0, tag(X)), transfer(TaskKind::Send, X, 0)});
   p.nodes[destination].tasks.push_back(transfer(TaskKind::Receive, X, 0));
   p.outputs.clear();
   return p;
@@ -152,7 +170,7 @@ TEST_CASE("a violation names node, task, labels, buffer and blocks", "[program][
 TEST_CASE("missing, duplicated and misplaced sends and receives are caught", "[program][verifier]") {
   Program program = ping_pong();
   SECTION("a send without a receive") {
-    program.messages.push_back({0, 1, {Direction::PlusQ}, 1, tag(X)});
+    program.add_message(0, 1, std::vector<Direction>{Direction::PlusQ}, 1, tag(X));
     program.nodes[0].tasks.push_back(transfer(TaskKind::Send, X, 2));
     const ProgramVerification r = verify_program(program);
     CHECK(find(program, r, "node (0,0,0), task 5 (send") != "");
@@ -160,7 +178,7 @@ TEST_CASE("missing, duplicated and misplaced sends and receives are caught", "[p
     CHECK(r.violation_count == 1);
   }
   SECTION("a receive without a send: also a wait that never ends") {
-    program.messages.push_back({1, 0, {Direction::MinusQ}, 1, tag(C)});
+    program.add_message(1, 0, std::vector<Direction>{Direction::MinusQ}, 1, tag(C));
     program.nodes[0].tasks.push_back(transfer(TaskKind::Receive, C, 2));
     const ProgramVerification r = verify_program(program);
     CHECK(find(program, r, "message 2 (C(0,0) from (1,0,0) to (0,0,0)) is never sent") != "");
@@ -177,7 +195,7 @@ TEST_CASE("missing, duplicated and misplaced sends and receives are caught", "[p
   }
   SECTION("indices out of range") {
     program.nodes[0].tasks[2].message = 7;
-    program.nodes[1].tasks[2].kernel = 3;
+    program.nodes[1].detail(program.nodes[1].tasks[2]).kernel = 3;
     program.nodes[1].tasks[0].buffer = 9;
     const ProgramVerification r = verify_program(program);
     CHECK(find(program, r, "names message 7; there are 2 messages") != "");
@@ -212,7 +230,7 @@ TEST_CASE("routes must be chains of neighbouring links", "[program][verifier]") 
   }
   SECTION("a hop off the edge of a mesh") {
     Program program = ping_pong(Topology::Mesh);
-    program.messages[1].route = {Direction::PlusQ};  // wraps on a torus, not on a mesh
+    program.route(program.messages[1])[0] = Direction::PlusQ;  // wraps on a torus, not on a mesh
     const ProgramVerification r = verify_program(program);
     CHECK(find(program, r, "message 1 (Y(0,0,0) from (1,0,0) to (0,0,0)): hop 0 (+Q) from node (1,0,0) leaves the mesh") != "");
     CHECK(r.violation_count == 1);
@@ -228,7 +246,9 @@ TEST_CASE("the data flow: reads before writes, overwritten blocks, wrong tags", 
   Program program = ping_pong();
   auto& tasks = program.nodes[0].tasks;
   SECTION("a send whose buffer a later load overwrote") {
-    tasks.insert(tasks.begin() + 2, load(X, 0, tag(X, 1)));
+    const Entry overwrite = load(X, 0, tag(X, 1));
+    program.nodes[0].add(overwrite.task, overwrite.detail);  // its detail is appended; the task moves to place 2
+    std::rotate(tasks.begin() + 2, tasks.end() - 1, tasks.end());
     const ProgramVerification r = verify_program(program);
     INFO(all_violations(program, r));
     CHECK(find(program, r, "node (0,0,0), task 3 (send") ==
@@ -247,7 +267,7 @@ TEST_CASE("the data flow: reads before writes, overwritten blocks, wrong tags", 
     CHECK(find(program, r, "deadlock") != "");
   }
   SECTION("a compute that expects another block") {
-    program.nodes[1].tasks[2].operand_tag = tag(X, 2);
+    program.nodes[1].detail(program.nodes[1].tasks[2]).operand_tag = tag(X, 2);
     const ProgramVerification r = verify_program(program);
     CHECK(find(program, r, "the operand b0 (X) holds X(0,0,0) (written by task 1 (receive of message 0)), not X(2,0,0)") != "");
     CHECK(r.violation_count == 1);
@@ -303,12 +323,12 @@ TEST_CASE("mutations of the orbital Program are caught", "[program][verifier]") 
     Task& receive = node.tasks[find_task(node, TaskKind::Receive)];
     const std::uint32_t right = receive.buffer;
     SECTION("of the wrong size") {
-      receive.buffer = node.tasks[find_task(node, TaskKind::Compute)].coefficient;
+      receive.buffer = node.detail(node.tasks[find_task(node, TaskKind::Compute)]).coefficient;
       const ProgramVerification r = verify_program(program);
       CHECK(find(program, r, "the receiving buffer").find("has 4 words; 8 are needed") != std::string::npos);
     }
     SECTION("of the right size: the block it should have filled is never there") {
-      receive.buffer = node.tasks[find_task(node, TaskKind::Compute)].operand;
+      receive.buffer = node.detail(node.tasks[find_task(node, TaskKind::Compute)]).operand;
       const ProgramVerification r = verify_program(program);
       INFO(all_violations(program, r));
       CHECK(find(program, r, "the accumulator b" + std::to_string(right) + " (X') is read before written") != "");

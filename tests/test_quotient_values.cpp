@@ -95,7 +95,7 @@ TEST_CASE("the orbital algorithm's node blocks are the whole Program's loads and
           const QuotientNodeBlocks blocks = orbital->node_blocks(pr, n);
           std::vector<HostBlock> loads;
           for (const Task& t : whole.nodes[n].tasks)
-            if (t.kind == TaskKind::Load) loads.push_back(t.source);
+            if (t.kind == TaskKind::Load) loads.push_back(whole.nodes[n].detail(t).source);
           REQUIRE(blocks.loads.size() == loads.size());
           for (std::size_t i = 0; i < loads.size(); ++i) {
             CHECK(blocks.loads[i].array == loads[i].array);
@@ -149,21 +149,29 @@ TEST_CASE("a quotient whose message is needed before it is sent is refused, not 
   q.kernels = {cube_kernel(1, 1)};
   q.host_arrays = {{"input", false, 0, 0, {}, 0}, {"forward C1", true, 1, 0, {}, 0}};
   q.transforms = {"forward"};
-  q.messages = {{0, 0, {Direction::PlusQ}, 1, {0, {0, 0, 0}}}};
+  q.add_message(0, 0, std::vector<Direction>{Direction::PlusQ}, 1, {0, {0, 0, 0}});
   const TaskLabel label{0, 1, 0, 0};
   Task load_x = make_task(TaskKind::Load, label), load_c = make_task(TaskKind::Load, label);
   load_x.buffer = 0;
   load_c.buffer = 2;
-  load_c.source.array = 1;
+  TaskDetail from_c;
+  from_c.source.array = 1;
   Task receive = make_task(TaskKind::Receive, label), send = make_task(TaskKind::Send, label);
   receive.buffer = 1;
   send.buffer = 0;
   Task compute = make_task(TaskKind::Compute, label);
   compute.buffer = 3;
-  compute.operand = 1;
-  compute.coefficient = 2;
   compute.zero_accumulator = true;
-  q.nodes.push_back({{{1, 0}, {1, 0}, {1, 1}, {1, 2}}, {load_x, load_c, receive, compute, send}});
+  TaskDetail product;
+  product.operand = 1;
+  product.coefficient = 2;
+  NodeProgram& node = q.nodes.emplace_back();
+  node.buffers = {{1, 0}, {1, 0}, {1, 1}, {1, 2}};
+  node.add(load_x, TaskDetail{});
+  node.add(load_c, from_c);
+  node.add(receive);
+  node.add(compute, product);
+  node.add(send);
   q.outputs = {{"forward", 0, 1, {3}, {{2, {0, 0, 0}}}}};
   const std::vector<QuotientNodeBlocks> blocks{{{{0, {0, 0, 0}}, {1, {0, 0, 0}}}, {{2, {0, 0, 0}}}},
                                                {{{0, {1, 0, 0}}, {1, {1, 1, 0}}}, {{2, {1, 0, 0}}}}};

@@ -18,17 +18,19 @@ TransformProblem problem(int p, std::size_t b, const std::string& alpha, const s
 
 // What timing can depend on: the task's kind, its buffers, kernel and step labels, and for a
 // send or receive the words and route of its message. Block indices are left out.
-std::string timing_skeleton(const Program& program, const Task& t) {
-  std::string out = to_string(t.kind) + " b" + std::to_string(t.buffer) + " o" + std::to_string(t.operand) + " c" +
-                    std::to_string(t.coefficient) + " k" + std::to_string(t.kernel) + " z" +
-                    std::to_string(t.zero_accumulator) + " kinds" + std::to_string(t.tag.kind) + "," +
-                    std::to_string(t.operand_tag.kind) + "," + std::to_string(t.coefficient_tag.kind) + " step" +
+std::string timing_skeleton(const Program& program, const NodeProgram& node, const Task& t) {
+  const bool detailed = t.kind != TaskKind::Send && t.kind != TaskKind::Receive;
+  const TaskDetail d = detailed ? node.detail(t) : TaskDetail{};
+  std::string out = to_string(t.kind) + " b" + std::to_string(t.buffer) + " o" + std::to_string(d.operand) + " c" +
+                    std::to_string(d.coefficient) + " k" + std::to_string(d.kernel) + " z" +
+                    std::to_string(t.zero_accumulator) + " kinds" + std::to_string(d.tag.kind) + "," +
+                    std::to_string(d.operand_tag.kind) + "," + std::to_string(d.coefficient_tag.kind) + " step" +
                     std::to_string(t.label.global_step) + "/" + std::to_string(t.label.stage) + "/" +
                     std::to_string(t.label.step) + "/" + std::to_string(t.label.transform);
   if (t.kind == TaskKind::Send || t.kind == TaskKind::Receive) {
     const Message& m = program.messages[t.message];
     out += " words" + std::to_string(m.words) + " route";
-    for (const Direction d : m.route) out += to_string(d);
+    for (const Direction hop : program.route(m)) out += to_string(hop);
   }
   return out;
 }
@@ -51,9 +53,9 @@ void check_quotient(const Algorithm& algorithm, const TransformProblem& pr) {
     REQUIRE(node.buffers.size() == one.buffers.size());
     for (std::size_t b = 0; b < node.buffers.size(); ++b) CHECK(node.buffers[b].words == one.buffers[b].words);
     for (std::size_t k = 0; k < node.tasks.size(); ++k)
-      if (timing_skeleton(whole, node.tasks[k]) != timing_skeleton(quotient, one.tasks[k])) {
+      if (timing_skeleton(whole, node, node.tasks[k]) != timing_skeleton(quotient, one, one.tasks[k])) {
         INFO("node " << n << " task " << k);
-        CHECK(timing_skeleton(whole, node.tasks[k]) == timing_skeleton(quotient, one.tasks[k]));
+        CHECK(timing_skeleton(whole, node, node.tasks[k]) == timing_skeleton(quotient, one, one.tasks[k]));
       }
   }
   for (const Message& m : quotient.messages) {
@@ -101,7 +103,7 @@ TEST_CASE("the verifier holds a quotient to one node and to messages that move",
   const TransformProblem pr = problem(3, 1, "+++", {TransformDirection::Forward});
   SECTION("a message with no route") {
     Program q = orbital->build_quotient(pr);
-    q.messages.front().route.clear();
+    q.messages.front().hops = 0;
     const ProgramVerification r = verify_program(q, 8);
     REQUIRE(!r.ok());
     CHECK(to_string(q, r.violations.front()).find("empty route in a translation quotient") != std::string::npos);

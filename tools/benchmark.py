@@ -133,17 +133,18 @@ def scaling(args):
 
 
 def growth(args):
-    print("| P | nodes | cycles | SystemC s | wall s | M node-cycles/s | peak MiB | KiB/node |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| P | nodes | cycles | SystemC s | wall s | M node-cycles/s | peak MiB | KiB/node | Program MiB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for p in (int(v) for v in args.sizes.split(",")):
         report, wall = run(args.binary, problem(4 * p, p, args.direction) + ["--values", args.values], args.budget_seconds)
         if report is None:
-            print(f"| {p} | {p ** 3} | - | - | > {args.budget_seconds:.0f} | - | - | - |")
+            print(f"| {p} | {p ** 3} | - | - | > {args.budget_seconds:.0f} | - | - | - | - |")
             break
         t = report["timing"]
         print(f"| {p} | {p ** 3} | {t['total_cycles']} | {t['simulation_seconds']:.1f} | {wall:.1f} | "
               f"{t['node_cycles_per_second'] / 1e6:.2f} | {t['peak_memory_bytes'] / 2**20:.0f} | "
-              f"{t['peak_memory_bytes'] / p ** 3 / 1024:.1f} |", flush=True)
+              f"{t['peak_memory_bytes'] / p ** 3 / 1024:.1f} | {t.get('memory', {}).get('program_bytes', 0) / 2**20:.0f} |",
+              flush=True)
         if wall > args.budget_seconds:
             break
 

@@ -38,7 +38,7 @@ bool TaskSequencer::step_fft(Cycle cycle, Blocked& blocked, std::size_t& issued)
 
 bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
   const Task& task = context_.task(next_);
-  const FftSpec& spec = context_.program().ffts[task.kernel];
+  const FftSpec& spec = context_.program().ffts[context_.node->detail(task).kernel];
   const FftDataflow& flow = context_.ffts[context_.info[next_]];
   for (std::uint32_t i = 0; i < spec.outputs; ++i)
     if (!context_.memory.replaceable(fft_output(*context_.node, task, spec, i), cycle)) {  // an earlier send still needs the old words
@@ -64,14 +64,14 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
   }
   for (std::uint32_t i = 0; i < spec.inputs; ++i) {
     const BufferState& buffer = context_.memory.buffer(fft_input(*context_.node, task, i));
-    const DataTag want = slice_tag(task.operand_tag, spec.input_cut, i);
+    const DataTag want = slice_tag(context_.node->detail(task).operand_tag, spec.input_cut, i);
     if (flow.filled_by[i] == no_task && buffer.tag != want)
       context_.fail("task " + std::to_string(next_) + " needs " + context_.program().describe(want) + " but holds " +
                     context_.program().describe(buffer.tag));
   }
   context_.datapath->fft(*context_.node, task);
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {  // not usable before the results are
-    context_.memory.place(fft_output(*context_.node, task, spec, i), flow.output_generations[i], never, slice_tag(task.tag, spec.output_cut, i));
+    context_.memory.place(fft_output(*context_.node, task, spec, i), flow.output_generations[i], never, slice_tag(context_.node->detail(task).tag, spec.output_cut, i));
   }
   fft_ = {spec.butterflies() * context_.run->fma_per_butterfly / std::max<std::uint64_t>(spec.passes(), 1), spec.passes(),
           0, 0, cycle, cycle};
@@ -86,7 +86,7 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
 // Every output word is usable from `usable`; the pointer moves on.
 void TaskSequencer::finish_fft(Cycle usable) {
   const Task& task = context_.task(next_);
-  const FftSpec& spec = context_.program().ffts[task.kernel];
+  const FftSpec& spec = context_.program().ffts[context_.node->detail(task).kernel];
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {
     BufferState& buffer = context_.memory.buffer(fft_output(*context_.node, task, spec, i));
     for (WordState& w : buffer.words) w.ready = usable;
@@ -147,7 +147,7 @@ Cycle TaskSequencer::fft_replaceable_at(Cycle cycle) const {
   const Task& task = context_.task(next_);
   Cycle at = never;
   bool waits = false;
-  const FftSpec& spec = context_.program().ffts[task.kernel];
+  const FftSpec& spec = context_.program().ffts[context_.node->detail(task).kernel];
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {
     const std::uint32_t b = fft_output(*context_.node, task, spec, i);
     if (context_.memory.replaceable(b, cycle)) continue;

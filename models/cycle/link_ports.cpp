@@ -20,14 +20,15 @@ void LinkPorts::plan_directions(std::uint8_t out_mask, std::uint8_t in_mask, boo
 void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
   const Task& t = context_.task(task);
   const Message& m = context_.program().messages[t.message];
-  if (m.route.empty()) context_.fail("message " + std::to_string(t.message) + " has no route (a node sending to itself)");
+  if (m.hops == 0) context_.fail("message " + std::to_string(t.message) + " has no route (a node sending to itself)");
   BlockRole role = BlockRole::Operand;
   const std::vector<std::uint32_t>* order = nullptr;
   const RollPolicy& policy = *context_.run->policy;
   if (compute != no_task) {
-    const Task& c = context_.task(context_.computes[compute].task);
+    const TaskDetail& c = context_.detail(context_.computes[compute].task);
     const MicroProgram& micro = context_.run->micro[c.kernel];
-    if (t.buffer == c.buffer) role = BlockRole::Accumulator;
+    const std::uint32_t accumulator = context_.task(context_.computes[compute].task).buffer;
+    if (t.buffer == accumulator) role = BlockRole::Accumulator;
     else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
     const SendRelease release = policy.release(role);
     // Words leave in the order the compute finishes them, or the order a neighbour running
@@ -38,18 +39,19 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
   }
   const std::uint32_t generation = context_.info[task];
   context_.memory.owe(t.buffer, generation, m.words);
-  const auto d = static_cast<std::size_t>(m.route.front());
+  const auto d = static_cast<std::size_t>(context_.program().route(m).front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
                           &context_.steps[t.label.global_step], cycle});
   retry_at_[d] = 0;
 }
 
 bool LinkPorts::passes_through(const LinkWord& word) const {
-  return std::size_t{word.hop} + 1 < context_.program().messages[word.message].route.size();
+  return std::size_t{word.hop} + 1 < context_.program().messages[word.message].hops;
 }
 
 std::size_t LinkPorts::next_direction(const LinkWord& word) const {
-  return static_cast<std::size_t>(context_.program().messages[word.message].route[word.hop + 1]);
+  const Program& program = context_.program();
+  return static_cast<std::size_t>(program.routes[program.messages[word.message].route_begin + word.hop + 1u]);
 }
 
 void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {

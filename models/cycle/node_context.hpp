@@ -146,6 +146,7 @@ struct NodeContext {
   int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
 
   const Task& task(std::uint32_t i) const { return node->tasks[i]; }
+  const TaskDetail& detail(std::uint32_t i) const { return node->detail(node->tasks[i]); }  // a load, compute or fft
   std::uint32_t words_of(std::uint32_t receive_or_send) const { return run->program->messages[task(receive_or_send).message].words; }
   // Counts one word or fma of task `i` at `cycle` (and traces it when asked).
   void note(std::uint32_t i, Cycle cycle) {

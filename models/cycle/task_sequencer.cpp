@@ -25,7 +25,7 @@ std::uint32_t TaskSequencer::current_compute() const {
 std::pair<std::size_t, std::size_t> TaskSequencer::compute_progress() const {
   const std::uint32_t c = current_compute();
   if (c == no_task) return {0, 0};
-  return {c == next_ ? instruction_ : 0, context_.run->micro[context_.task(c).kernel].instructions.size()};
+  return {c == next_ ? instruction_ : 0, context_.run->micro[context_.detail(c).kernel].instructions.size()};
 }
 
 std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
@@ -87,15 +87,16 @@ bool TaskSequencer::pass_non_compute(Cycle cycle, Blocked& blocked) {
 }
 
 void TaskSequencer::load(const Task& task, Cycle cycle) {
-  context_.datapath->load(task.buffer, task.source);
-  context_.memory.place(task.buffer, context_.info[next_], cycle, task.tag);
-  const HostArray& array = context_.program().host_arrays[task.source.array];
+  const TaskDetail& d = context_.node->detail(task);
+  context_.datapath->load(task.buffer, d.source);
+  context_.memory.place(task.buffer, context_.info[next_], cycle, d.tag);
+  const HostArray& array = context_.program().host_arrays[d.source.array];
   if (context_.corrupt_bit >= 0 && context_.fault_record.empty() && array.matrix) {
     const std::complex<double> value = context_.datapath->read(task.buffer, 0);
     context_.datapath->write(task.buffer, 0, {with_bit_flipped(value.real(), context_.corrupt_bit), value.imag()});
     std::ostringstream record;
     record << "flipped bit " << context_.corrupt_bit << " of word 0 of coefficient block "
-           << context_.program().describe(task.tag) << " in node " << context_.program().describe_node(context_.index)
+           << context_.program().describe(d.tag) << " in node " << context_.program().describe_node(context_.index)
            << ": " << describe_flip(value.real(), context_.datapath->read(task.buffer, 0).real());
     context_.fault_record = record.str();
   }
@@ -103,6 +104,7 @@ void TaskSequencer::load(const Task& task, Cycle cycle) {
 
 bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   const Task& task = context_.task(next_);
+  const TaskDetail& d = context_.detail(next_);
   const ComputeFlow& flow = context_.computes[context_.info[next_]];
   BufferState& acc = context_.memory.buffer(task.buffer);
   if (!context_.memory.replaceable(task.buffer, cycle)) {  // an earlier send has not yet taken the old words
@@ -112,31 +114,31 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
   }
   if (task.zero_accumulator) {
     context_.datapath->zero(task.buffer);
-    context_.memory.place(task.buffer, flow.accumulator_generation, cycle, task.tag);
+    context_.memory.place(task.buffer, flow.accumulator_generation, cycle, d.tag);
   }
   // Blocks already held are checked now; arriving ones as they land (against their message).
   const std::array<std::pair<std::uint32_t, const DataTag*>, 3> inputs{
-      {{task.buffer, &task.tag}, {task.operand, &task.operand_tag}, {task.coefficient, &task.coefficient_tag}}};
+      {{task.buffer, &d.tag}, {d.operand, &d.operand_tag}, {d.coefficient, &d.coefficient_tag}}};
   for (std::size_t role = 0; role < 3; ++role)
     if (flow.filled_by[role] == no_task && context_.memory.buffer(inputs[role].first).tag != *inputs[role].second)
       context_.fail("task " + std::to_string(next_) + " needs " + context_.program().describe(*inputs[role].second) +
                     " but holds " + context_.program().describe(context_.memory.buffer(inputs[role].first).tag));
-  micro_ = &context_.run->micro[task.kernel];
+  micro_ = &context_.run->micro[d.kernel];
   for (WordState& w : acc.words) w.writes_left = static_cast<std::uint16_t>(micro_->updates_per_word);
   current_ = {micro_->instructions.data(),
               micro_->instructions.size(),
               acc.words.data(),
-              context_.memory.buffer(task.operand).words.data(),
-              context_.memory.buffer(task.coefficient).words.data(),
-              context_.program().kernels[task.kernel].operand_words(),  // the block's words lead the buffer
-              context_.program().kernels[task.kernel].coefficient_words(),
+              context_.memory.buffer(d.operand).words.data(),
+              context_.memory.buffer(d.coefficient).words.data(),
+              context_.program().kernels[d.kernel].operand_words(),  // the block's words lead the buffer
+              context_.program().kernels[d.kernel].coefficient_words(),
               acc.component_ready.empty() ? nullptr : acc.component_ready.data(),
               flow.accumulator_generation,
               flow.operand_generation,
               flow.coefficient_generation,
               task.buffer,
-              task.operand,
-              task.coefficient};
+              d.operand,
+              d.coefficient};
   entered_ = true;
   instruction_ = 0;
   last_compute_ = context_.info[next_];
@@ -255,7 +257,7 @@ Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
 // sooner than the schedule's second issue, every input is usable by then, and nothing is due
 // before the run ends.
 bool TaskSequencer::whole_run_fits(Cycle cycle, Cycle limit) const {
-  const ComputeSchedule& s = context_.run->schedules[context_.task(next_).kernel];
+  const ComputeSchedule& s = context_.run->schedules[context_.detail(next_).kernel];
   if (s.issue.empty() || instruction_ != 1 || current_.component_ready) return false;
   const std::size_t last = current_.count - 1;
   const Cycle start = first_cycle_ + s.issue[1];
@@ -273,7 +275,7 @@ bool TaskSequencer::whole_run_fits(Cycle cycle, Cycle limit) const {
 
 // The whole run (every fma but the first and the last) at the schedule's cycles.
 Cycle TaskSequencer::place_whole_run(Cycle cycle, Cycle& first_issue) {
-  const ComputeSchedule& s = context_.run->schedules[context_.task(next_).kernel];
+  const ComputeSchedule& s = context_.run->schedules[context_.detail(next_).kernel];
   const std::size_t last = current_.count - 1;
   for (std::size_t w = 0; w < s.ready_before_last.size(); ++w) {
     if (s.ready_before_last[w] != never) current_.accumulator[w].ready = first_cycle_ + s.ready_before_last[w];

@@ -19,14 +19,15 @@ Traffic traffic_of(const Program& program) {
   Traffic t{std::vector<std::uint8_t>(count, 0), std::vector<std::uint8_t>(count, 0), std::vector<bool>(count, false)};
   for (const Message& m : program.messages) {
     NodeCoord at = program.shape.coord_of(m.source);
-    for (std::size_t h = 0; h < m.route.size(); ++h) {
-      const Direction d = m.route[h];
+    const std::span<const Direction> route = program.route(m);
+    for (std::size_t h = 0; h < route.size(); ++h) {
+      const Direction d = route[h];
       const std::size_t from = program.shape.index_of(at);
       at = *program.shape.neighbour(at, d);
       const std::size_t to = program.shape.index_of(at);
       t.out[from] |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(d));
       t.in[to] |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(opposite(d)));
-      if (h + 1 < m.route.size()) t.passes[to] = true;
+      if (h + 1 < route.size()) t.passes[to] = true;
     }
   }
   return t;

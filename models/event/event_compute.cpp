@@ -29,6 +29,7 @@ const std::vector<std::uint32_t>& EventEngine::position_of(const std::vector<std
 // The whole compute at once, when every word it reads is usable by its first cycle and the
 // accumulator's targets are either usable too or as the last whole compute left them.
 bool EventEngine::issue_whole(std::size_t n, const Task& task) {
+  const TaskDetail& d = program_.nodes[n].detail(task);
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   Cycle start = w.at;
@@ -39,10 +40,10 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
   const unsigned offset = w.last_issue != never && start == w.last_issue ? w.issued_then : 0;
   const TaskDataflow& flow = node.flow[w.next];
   BufferTimes& acc = node.buffers[task.buffer];
-  const KernelSpec& kernel = program_.kernels[task.kernel];
+  const KernelSpec& kernel = program_.kernels[d.kernel];
   const std::size_t acc_words = kernel.accumulator_words();
-  const BufferTimes& op = node.buffers[task.operand];
-  const BufferTimes& coef = node.buffers[task.coefficient];
+  const BufferTimes& op = node.buffers[d.operand];
+  const BufferTimes& coef = node.buffers[d.coefficient];
   if (!op.holds(flow.operand_generation, kernel.operand_words()) || !coef.holds(flow.coefficient_generation, kernel.coefficient_words()))
     return false;
   // Inputs still in the pipeline (the compute before wrote them) can be timed in closed form only.
@@ -83,7 +84,7 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
     acc.pattern = closed->ready;
     ++closed_computes_;
   } else {
-    const MicroProgram& micro = this->micro(task.kernel);
+    const MicroProgram& micro = this->micro(d.kernel);
     std::uint32_t id = 0;
     if (acc.closed_form) {  // the closed form left the targets' times; the per-instruction rule goes on from them
       std::vector<Cycle> ready(shape.targets);
@@ -93,7 +94,7 @@ bool EventEngine::issue_whole(std::size_t n, const Task& task) {
       }
       id = schedules_.from(micro, std::move(ready));
     } else {
-      id = schedules_.find(task.kernel, micro, acc.schedule, acc.schedule == FmaSchedules::none ? 0 : start - acc.schedule_start);
+      id = schedules_.find(d.kernel, micro, acc.schedule, acc.schedule == FmaSchedules::none ? 0 : start - acc.schedule_start);
     }
     const FmaSchedule& s = schedules_[id];
     whole = {s.issue.front(), s.last(), s.busy, s.in_last_cycle};
@@ -126,10 +127,11 @@ bool EventEngine::inputs_in_time(const KernelSpec& kernel, const BufferTimes& op
 
 // Hands a whole compute's times to the node: its counts, its fma unit, its accumulator's words.
 void EventEngine::time_whole(std::size_t n, const Task& task, Cycle start, const WholeCompute& whole) {
+  const TaskDetail& d = program_.nodes[n].detail(task);
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   BufferTimes& acc = node.buffers[task.buffer];
-  const std::size_t count = program_.kernels[task.kernel].multiply_adds() * (params_.split ? 4 : 1);
+  const std::size_t count = program_.kernels[d.kernel].multiply_adds() * (params_.split ? 4 : 1);
   node.record.busy += whole.busy;
   node.record.dependency += whole.last + 1 - whole.counted - whole.busy;
   node.accounted_until = start + whole.last + 1;
@@ -139,7 +141,7 @@ void EventEngine::time_whole(std::size_t n, const Task& task, Cycle start, const
   const auto target = [&](std::uint64_t t) {
     return start + (acc.closed_form ? acc.pattern.at(t, params_.per_cycle) : schedules_[acc.schedule].target_ready[t]);
   };
-  const std::size_t words = program_.kernels[task.kernel].accumulator_words();
+  const std::size_t words = program_.kernels[d.kernel].accumulator_words();
   if (acc.compact && acc.closed_form) {  // the block's words follow the compute's form
     acc.set(words, [&](Segment& s) {
       s.ready.kind = TimeForm::Kind::Compute;
@@ -172,7 +174,7 @@ void EventEngine::time_whole(std::size_t n, const Task& task, Cycle start, const
   }
   node.record.fma_issued += count;
   if (node.datapath->holds_values())
-    node.datapath->fma_run(micro(task.kernel).instructions.data(), count, task.buffer, task.operand, task.coefficient);
+    node.datapath->fma_run(micro(d.kernel).instructions.data(), count, task.buffer, d.operand, d.coefficient);
   w.fma = count;
 }
 

@@ -22,9 +22,9 @@ EventEngine::EventEngine(const Program& program, const Params& params, const Mic
   messages_.resize(program.messages.size());
   for (std::size_t m = 0; m < messages_.size(); ++m) {
     const Message& msg = program.messages[m];
-    if (msg.route.empty()) fail(msg.source, "message " + std::to_string(m) + " has no route (a node sending to itself)");
+    if (msg.hops == 0) fail(msg.source, "message " + std::to_string(m) + " has no route (a node sending to itself)");
     messages_[m].words = msg.words;
-    messages_[m].hops = static_cast<std::uint16_t>(msg.route.size());
+    messages_[m].hops = static_cast<std::uint16_t>(msg.hops);
   }
   links_.resize(program.node_count() * direction_count);
   plan_routes();

@@ -161,7 +161,7 @@ class EventEngine {
   std::uint32_t word_at(const MessageState& s, std::uint32_t k) const { return s.order ? (*s.order)[k] : k; }
   std::uint32_t first_link(std::uint32_t m) const {
     const Message& msg = program_.messages[m];
-    return static_cast<std::uint32_t>(msg.source * direction_count + static_cast<std::size_t>(msg.route.front()));
+    return static_cast<std::uint32_t>(msg.source * direction_count + static_cast<std::size_t>(program_.route(msg).front()));
   }
 
   const Program& program_;

@@ -10,9 +10,10 @@
 namespace torus::event {
 
 bool EventEngine::pass_fft(std::size_t n, const Task& task) {
+  const TaskDetail& d = program_.nodes[n].detail(task);
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
-  const FftSpec& spec = program_.ffts[task.kernel];
+  const FftSpec& spec = program_.ffts[d.kernel];
   const FftDataflow& flow = node.fft_flow[node.info[w.next]];
   const NodeProgram& list = program_.nodes[n];
   Cycle at = w.at;
@@ -31,7 +32,7 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
     if (!input.holds(flow.input_generations[i], input_words)) return false;
     stored = std::max(stored, input.latest_since(input_words));
     at = std::max(at, input.latest(input_words));
-    const DataTag want = slice_tag(task.operand_tag, spec.input_cut, i);
+    const DataTag want = slice_tag(d.operand_tag, spec.input_cut, i);
     if (flow.filled_by[i] == no_task && input.tag != want)
       fail(n, "task " + std::to_string(w.next) + " needs " + program_.describe(want) + " but holds " + program_.describe(input.tag));
   }
@@ -72,7 +73,7 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {
     BufferTimes& out = node.buffers[fft_output(list, task, spec, i)];
     out.place_result(flow.output_generations[i], at, usable);
-    out.tag = slice_tag(task.tag, spec.output_cut, i);
+    out.tag = slice_tag(d.tag, spec.output_cut, i);
   }
   step.done = step.done == never ? usable : std::max(step.done, usable);
   const std::uint32_t transform = task.label.transform;

@@ -68,21 +68,23 @@ bool EventEngine::owes_any(const BufferTimes& buffer, std::uint32_t below_genera
 
 // A load replaces the buffer once every word an earlier send owes has left (from the next cycle).
 bool EventEngine::pass_load(std::size_t n, const Task& task) {
+  const TaskDetail& d = program_.nodes[n].detail(task);
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   BufferTimes& buffer = node.buffers[task.buffer];
   if (!buffer.active_sends.empty()) return false;
   const Cycle at = std::max(w.at, buffer.busy_until == never ? Cycle{0} : buffer.busy_until + 1);
   classify_wait(node, w.at, at);
-  node.datapath->load(task.buffer, task.source);
+  node.datapath->load(task.buffer, d.source);
   buffer.place(node.info[w.next], at);
-  buffer.tag = task.tag;
+  buffer.tag = d.tag;
   w.at = at;
   ++w.next;
   return true;
 }
 
 bool EventEngine::enter_compute(std::size_t n, const Task& task) {
+  const TaskDetail& d = program_.nodes[n].detail(task);
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   BufferTimes& acc = node.buffers[task.buffer];
@@ -95,15 +97,15 @@ bool EventEngine::enter_compute(std::size_t n, const Task& task) {
   if (task.zero_accumulator) {
     node.datapath->zero(task.buffer);
     acc.place(flow.generation, at);
-    acc.tag = task.tag;
+    acc.tag = d.tag;
   }
   const std::array<std::pair<std::uint32_t, const DataTag*>, 3> inputs{
-      {{task.buffer, &task.tag}, {task.operand, &task.operand_tag}, {task.coefficient, &task.coefficient_tag}}};
+      {{task.buffer, &d.tag}, {d.operand, &d.operand_tag}, {d.coefficient, &d.coefficient_tag}}};
   for (std::size_t role = 0; role < 3; ++role)
     if (flow.filled_by[role] == no_task && node.buffers[inputs[role].first].tag != *inputs[role].second)
       fail(n, "task " + std::to_string(w.next) + " needs " + program_.describe(*inputs[role].second) + " but holds " +
                   program_.describe(node.buffers[inputs[role].first].tag));
-  const KernelSpec& kernel = program_.kernels[task.kernel];
+  const KernelSpec& kernel = program_.kernels[d.kernel];
   acc.set_writes_left(static_cast<std::uint16_t>(kernel.reduction() * (params_.split ? 4 : 1)));
   w.compute = node.info[w.next];
   w.entered = true;
@@ -136,16 +138,17 @@ bool EventEngine::open_gate(std::size_t n) {
 // issue on, within the unit's slots) at which the words it reads are usable. Returns false
 // when an fma needs a word whose storing cycle is not known yet (words used as they arrive).
 bool EventEngine::issue(std::size_t n, const Task& task) {
+  const TaskDetail& d = program_.nodes[n].detail(task);
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   if (w.fma == 0 && issue_whole(n, task)) return true;
-  for (const std::uint32_t b : {task.buffer, task.operand, task.coefficient}) node.buffers[b].expand();
+  for (const std::uint32_t b : {task.buffer, d.operand, d.coefficient}) node.buffers[b].expand();
   const TaskDataflow& flow = node.flow[w.next];
   BufferTimes& acc = node.buffers[task.buffer];
-  const BufferTimes& op = node.buffers[task.operand];
-  const BufferTimes& coef = node.buffers[task.coefficient];
+  const BufferTimes& op = node.buffers[d.operand];
+  const BufferTimes& coef = node.buffers[d.coefficient];
   StepRecord& step = node.steps[task.label.global_step];
-  const MicroProgram& micro = this->micro(task.kernel);
+  const MicroProgram& micro = this->micro(d.kernel);
   acc.forget_schedule();
   const std::size_t first = w.fma, count = micro.instructions.size();
   while (w.fma < count) {
@@ -181,7 +184,7 @@ bool EventEngine::issue(std::size_t n, const Task& task) {
   }
   const std::size_t issued = w.fma - first;
   node.record.fma_issued += issued;
-  if (issued > 0) node.datapath->fma_run(micro.instructions.data() + first, issued, task.buffer, task.operand, task.coefficient);
+  if (issued > 0) node.datapath->fma_run(micro.instructions.data() + first, issued, task.buffer, d.operand, d.coefficient);
   return w.fma == count;
 }
 
@@ -210,8 +213,9 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   s.compute = node.walk.compute;
   BlockRole role = BlockRole::Operand;
   if (s.compute != no_task) {
-    const Task& c = program_.nodes[n].tasks[node.compute_task[s.compute]];
-    if (t.buffer == c.buffer) role = BlockRole::Accumulator;
+    const Task& compute = program_.nodes[n].tasks[node.compute_task[s.compute]];
+    const TaskDetail& c = program_.nodes[n].detail(compute);
+    if (t.buffer == compute.buffer) role = BlockRole::Accumulator;
     else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
     s.release = policy_.release(role);
     const bool ordered = s.release == SendRelease::WordFinal ||
@@ -232,7 +236,7 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   s.generation = node.info[task_index];
   s.step = t.label.global_step;
   s.send_task = task_index;
-  const auto d = static_cast<std::size_t>(m.route.front());
+  const auto d = static_cast<std::size_t>(program_.route(m).front());
   LinkState& link = links_[n * direction_count + d];
   if (link.arbiter == no_arbiter) {  // nothing else asks for the link: it serves the node's messages as posted
     s.link_base = link.words_posted;

@@ -159,7 +159,7 @@ EngineRecords EventEngine::records() const {
   std::uint64_t hops = 0;
   for (const Message& m : program_.messages) {
     messages += m.words > 0 ? 1 : 0;
-    hops += m.words > 0 ? m.route.size() - 1 : 0;
+    hops += m.words > 0 ? m.hops - 1 : 0;
   }
   r.fast_forward_note = "engine event times whole tasks and messages: nothing is stepped cycle by cycle; closed forms: ";
   if (closed_computes_ == computes_ && sent_whole_ == messages && stored_whole_ == messages && forwarded_whole_ == hops)

@@ -40,14 +40,15 @@ namespace torus::event {
 void EventEngine::plan_routes() {
   for (std::uint32_t m = 0; m < program_.messages.size(); ++m) {
     const Message& msg = program_.messages[m];
-    if (msg.route.size() < 2) continue;
+    const std::span<const Direction> route = program_.route(msg);
+    if (route.size() < 2) continue;
     messages_[m].through = static_cast<std::uint32_t>(hops_.size());
     links_[first_link(m)].starved_from = 0;
     NodeCoord at = program_.shape.coord_of(msg.source);
-    for (std::size_t h = 1; h < msg.route.size(); ++h) {
+    for (std::size_t h = 1; h < route.size(); ++h) {
       std::size_t node = 0;
       if (!program_.translation_quotient) {
-        const auto next = program_.shape.neighbour(at, msg.route[h - 1]);
+        const auto next = program_.shape.neighbour(at, route[h - 1]);
         if (!next) throw std::invalid_argument("message " + std::to_string(m) + " leaves the mesh at hop " + std::to_string(h - 1));
         at = *next;
         node = program_.shape.index_of(at);
@@ -55,8 +56,8 @@ void EventEngine::plan_routes() {
       HopState hop;
       hop.message = m;
       hop.hop = static_cast<std::uint16_t>(h);
-      hop.port = static_cast<std::uint8_t>(opposite(msg.route[h - 1]));
-      hop.link = static_cast<std::uint32_t>(node * direction_count + static_cast<std::size_t>(msg.route[h]));
+      hop.port = static_cast<std::uint8_t>(opposite(route[h - 1]));
+      hop.link = static_cast<std::uint32_t>(node * direction_count + static_cast<std::size_t>(route[h]));
       LinkState& link = links_[hop.link];
       link.starved_from = 0;  // its word times are kept whole: the node-cycle classes read them at the end
       if (link.arbiter == no_arbiter) {

@@ -393,10 +393,11 @@ bool EventEngine::every_send_after_its_read() const {
       const std::uint32_t c = nodes_[n].flow[i].preceding_compute;
       if (c == no_task || tasks[c].kind != TaskKind::Compute) return false;  // an FFT's sends: not covered
       const Task& compute = tasks[c];
+      const TaskDetail& d = program_.nodes[n].detail(compute);
       const TaskDataflow& read = nodes_[n].flow[c];
       const std::uint32_t g = nodes_[n].flow[i].generation, b = tasks[i].buffer;
-      if (!((b == compute.buffer && g == read.generation) || (b == compute.operand && g == read.operand_generation) ||
-            (b == compute.coefficient && g == read.coefficient_generation)))
+      if (!((b == compute.buffer && g == read.generation) || (b == d.operand && g == read.operand_generation) ||
+            (b == d.coefficient && g == read.coefficient_generation)))
         return false;
     }
   }

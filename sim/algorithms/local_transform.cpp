@@ -15,33 +15,36 @@ void add_fft_task(Program& program, NodeProgram& node, const TaskLabel& label, F
   auto found = std::find(program.ffts.begin(), program.ffts.end(), spec);
   if (found == program.ffts.end()) found = program.ffts.insert(found, spec);
   Task task = make_task(TaskKind::Fft, label);
-  task.kernel = static_cast<std::uint32_t>(found - program.ffts.begin());
-  task.list = static_cast<std::uint32_t>(node.buffer_lists.size());
+  TaskDetail d;
+  d.kernel = static_cast<std::uint32_t>(found - program.ffts.begin());
+  d.list = static_cast<std::uint32_t>(node.buffer_lists.size());
   node.buffer_lists.insert(node.buffer_lists.end(), inputs.begin(), inputs.end());
   node.buffer_lists.insert(node.buffer_lists.end(), outputs.begin(), outputs.end());
-  task.operand = inputs.front();
-  task.operand_tag = first_input;
+  d.operand = inputs.front();
+  d.operand_tag = first_input;
   task.buffer = outputs.front();
-  task.tag = first_output;
-  node.tasks.push_back(task);
+  d.tag = first_output;
+  node.add(task, d);
 }
 
 void add_mode_product(Program& program, NodeProgram& node, const TaskLabel& label, const ModeProduct& product) {
   Task load = make_task(TaskKind::Load, label);
   load.buffer = product.coefficient_buffer;
-  load.tag = product.coefficient;
-  load.source = {product.matrix, product.coefficient.index};
-  node.tasks.push_back(load);
+  TaskDetail source;
+  source.tag = product.coefficient;
+  source.source = {product.matrix, product.coefficient.index};
+  node.add(load, source);
   Task compute = make_task(TaskKind::Compute, label);
   compute.buffer = product.accumulator;
-  compute.operand = product.operand;
-  compute.coefficient = product.coefficient_buffer;
   compute.zero_accumulator = product.zero_accumulator;
-  compute.tag = product.accumulator_tag;
-  compute.operand_tag = product.operand_tag;
-  compute.coefficient_tag = product.coefficient;
-  compute.kernel = program.kernel_for(product.mode, program.extents_of(product.accumulator_tag), program.extents_of(product.operand_tag));
-  node.tasks.push_back(compute);
+  TaskDetail d;
+  d.operand = product.operand;
+  d.coefficient = product.coefficient_buffer;
+  d.tag = product.accumulator_tag;
+  d.operand_tag = product.operand_tag;
+  d.coefficient_tag = product.coefficient;
+  d.kernel = program.kernel_for(product.mode, program.extents_of(product.accumulator_tag), program.extents_of(product.operand_tag));
+  node.add(compute, d);
 }
 
 }  // namespace torus

@@ -27,16 +27,15 @@ inline void hold(Program& p, std::size_t node, std::uint32_t buffer, const DataT
 inline void load(Program& p, std::size_t node, std::uint32_t buffer, const DataTag& t, const TaskLabel& label) {
   Task task = make_task(TaskKind::Load, label);
   task.buffer = buffer;
-  task.tag = t;
-  task.source = {static_cast<std::uint16_t>(t.kind == matmul_a ? 0 : 1), t.index};
+  TaskDetail d;
+  d.tag = t;
+  d.source = {static_cast<std::uint16_t>(t.kind == matmul_a ? 0 : 1), t.index};
   hold(p, node, buffer, t);
-  p.nodes[node].tasks.push_back(task);
+  p.nodes[node].add(task, d);
 }
 
-inline std::uint32_t message(Program& p, std::size_t from, std::size_t to, std::vector<Direction> route, const DataTag& t) {
-  p.messages.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), std::move(route),
-                        static_cast<std::uint32_t>(p.words_of(t)), t});
-  return static_cast<std::uint32_t>(p.messages.size() - 1);
+inline std::uint32_t message(Program& p, std::size_t from, std::size_t to, const std::vector<Direction>& route, const DataTag& t) {
+  return p.add_message(from, to, route, p.words_of(t), t);
 }
 
 // A send or a receive of message `id` from / into `buffer`.
@@ -54,15 +53,16 @@ inline void product(Program& p, std::size_t node, const TaskLabel& label, std::u
                     std::uint32_t a_buffer, const DataTag& a, std::uint32_t b_buffer, const DataTag& b, bool zero) {
   Task task = make_task(TaskKind::Compute, label);
   task.buffer = acc;
-  task.operand = a_buffer;
-  task.coefficient = b_buffer;
-  task.kernel = p.kernel_for(3, p.extents_of(c), p.extents_of(a));
   task.zero_accumulator = zero;
-  task.tag = c;
-  task.operand_tag = a;
-  task.coefficient_tag = b;
+  TaskDetail d;
+  d.operand = a_buffer;
+  d.coefficient = b_buffer;
+  d.kernel = p.kernel_for(3, p.extents_of(c), p.extents_of(a));
+  d.tag = c;
+  d.operand_tag = a;
+  d.coefficient_tag = b;
   hold(p, node, acc, c);
-  p.nodes[node].tasks.push_back(task);
+  p.nodes[node].add(task, d);
 }
 
 }  // namespace torus::matmul_tasks

@@ -48,8 +48,7 @@ class OrbitalBuilder {
       for (std::size_t st = 0; st < 3; ++st)
         for (std::size_t step = 0; step < schedules_[t].stages[st].steps.size(); ++step) emit_step(t, st, step, global++);
     declare_outputs();
-    for (NodeProgram& node : program_.nodes) node.tasks.shrink_to_fit();  // lists grew by doubling
-    program_.messages.shrink_to_fit();
+    program_.shrink_to_fit();  // lists grew by doubling
     return std::move(program_);
   }
 
@@ -150,32 +149,33 @@ class OrbitalBuilder {
     // Kept across steps (cleared, not freed): a step would otherwise allocate four lists per node.
     for (auto* lists : {&loads_, &receives_, &computes_, &sends_}) {
       lists->resize(count);
-      for (std::vector<Task>& list : *lists) list.clear();
+      for (std::vector<Entry>& list : *lists) list.clear();
     }
     auto &loads = loads_, &receives = receives_, &computes = computes_, &sends = sends_;
     if (st == 0 && step == 0)
       for (const Placement& p : schedule.initial) {
         if (t > 0 && p.block.kind == schedule.input_kind) continue;  // the previous transform's output
         const std::size_t node = shape().index_of(p.node);
-        Task load = make_task(TaskKind::Load, label);
-        load.buffer = current(p.block.kind);
-        load.tag = tag_of(p.block);
-        load.source = {host_array(t, p.block.kind), {p.block.index[0], p.block.index[1], p.block.index[2]}};
-        held_[node][load.buffer] = load.tag;
+        Entry load{make_task(TaskKind::Load, label), {}};
+        load.task.buffer = current(p.block.kind);
+        load.detail.tag = tag_of(p.block);
+        load.detail.source = {host_array(t, p.block.kind), {p.block.index[0], p.block.index[1], p.block.index[2]}};
+        held_[node][load.task.buffer] = load.detail.tag;
         loads[node].push_back(load);
       }
     for (std::size_t node = 0; node < count; ++node) {
       const BlockMultiplyAdd& op = plan.ops[node];
-      Task compute = make_task(TaskKind::Compute, label);
-      compute.buffer = current(op.accumulator.kind);
-      compute.operand = current(op.operand.kind);
-      compute.coefficient = current(op.coefficient.kind);
-      compute.zero_accumulator = step == 0;
-      compute.tag = tag_of(op.accumulator);
-      compute.operand_tag = tag_of(op.operand);
-      compute.coefficient_tag = tag_of(op.coefficient);
-      compute.kernel = program_.kernel_for(op.mode, program_.extents_of(compute.tag), program_.extents_of(compute.operand_tag));
-      if (compute.zero_accumulator) held_[node][compute.buffer] = compute.tag;
+      Entry compute{make_task(TaskKind::Compute, label), {}};
+      TaskDetail& d = compute.detail;
+      compute.task.buffer = current(op.accumulator.kind);
+      d.operand = current(op.operand.kind);
+      d.coefficient = current(op.coefficient.kind);
+      compute.task.zero_accumulator = step == 0;
+      d.tag = tag_of(op.accumulator);
+      d.operand_tag = tag_of(op.operand);
+      d.coefficient_tag = tag_of(op.coefficient);
+      d.kernel = program_.kernel_for(op.mode, program_.extents_of(d.tag), program_.extents_of(d.operand_tag));
+      if (compute.task.zero_accumulator) held_[node][compute.task.buffer] = d.tag;
       computes[node].push_back(compute);
     }
     const std::array<bool, block_kind_count> dead = created_next(t, st, step);
@@ -187,20 +187,18 @@ class OrbitalBuilder {
       const std::uint32_t into = dead[k] ? no_buffer : buffer_id(roll.kind, which_[k] ^ 1);
       for (std::size_t node = 0; node < count; ++node) {
         const std::size_t to = receiver(node, roll.direction);
-        const auto message = static_cast<std::uint32_t>(program_.messages.size());
         const DataTag carried = *held_[node][from];
         // On a mesh axis the roll across the edge goes the long way round (sim/geometry.hpp).
-        std::vector<Direction> route = quotient_ ? std::vector<Direction>{roll.direction}
-                                                 : ring_route(shape(), shape().coord_of(node), roll.direction);
-        program_.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(to), std::move(route),
-                                     static_cast<std::uint32_t>(program_.words_of(carried)), carried});
-        Task send = make_task(TaskKind::Send, label);
-        send.buffer = from;
-        send.message = message;
+        const std::vector<Direction> route = quotient_ ? std::vector<Direction>{roll.direction}
+                                                       : ring_route(shape(), shape().coord_of(node), roll.direction);
+        const std::uint32_t message = program_.add_message(node, to, route, program_.words_of(carried), carried);
+        Entry send{make_task(TaskKind::Send, label), {}};
+        send.task.buffer = from;
+        send.task.message = message;
         sends[node].push_back(send);
-        Task receive = make_task(TaskKind::Receive, label);
-        receive.buffer = into;
-        receive.message = message;
+        Entry receive{make_task(TaskKind::Receive, label), {}};
+        receive.task.buffer = into;
+        receive.task.message = message;
         receives[to].push_back(receive);
         if (into != no_buffer) arrivals.push_back({to, {into, program_.messages.back().tag}});
       }
@@ -209,9 +207,9 @@ class OrbitalBuilder {
     for (const auto& [node, arrival] : arrivals) held_[node][arrival.first] = arrival.second;
     for (std::size_t node = 0; node < count; ++node) {
       // Receives first: the next step's blocks may arrive while this step computes.
-      auto& tasks = program_.nodes[node].tasks;
+      NodeProgram& into = program_.nodes[node];
       for (auto* list : {&loads[node], &receives[node], &computes[node], &sends[node]})
-        tasks.insert(tasks.end(), list->begin(), list->end());
+        for (const Entry& e : *list) into.add(e.task, e.detail);
     }
   }
 
@@ -244,7 +242,11 @@ class OrbitalBuilder {
   std::array<std::uint32_t, block_kind_count> second_{};
   std::array<int, block_kind_count> which_{};
   std::vector<std::vector<std::optional<DataTag>>> held_;
-  std::vector<std::vector<Task>> loads_, receives_, computes_, sends_;  // per node, the step being built
+  struct Entry {
+    Task task;
+    TaskDetail detail;  // loads and computes
+  };
+  std::vector<std::vector<Entry>> loads_, receives_, computes_, sends_;  // per node, the step being built
 };
 
 class Orbital final : public Algorithm {

@@ -62,7 +62,7 @@ class LocalCoefficientBuilder {
       for (std::size_t st = 0; st < 3; ++st)
         for (int step = 0; step < steps_of(forms_of(problem_.directions[t])[st]); ++step) emit_step(t, st, step, global++);
     declare_outputs();
-    for (NodeProgram& node : program_.nodes) node.tasks.shrink_to_fit();
+    program_.shrink_to_fit();
     return std::move(program_);
   }
 
@@ -154,11 +154,9 @@ class LocalCoefficientBuilder {
         const NodeCoord node = shape().coord_of(n);
         const std::size_t to = quotient_ ? n : shape().index_of(shape().ring_neighbour(node, direction));
         const DataTag carried = tag(f, moving, node, step);
-        const auto message = static_cast<std::uint32_t>(program_.messages.size());
         // On a mesh axis the roll across the edge goes the long way round (sim/geometry.hpp).
-        std::vector<Direction> route = quotient_ ? std::vector<Direction>{direction} : ring_route(shape(), node, direction);
-        program_.messages.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(to), std::move(route),
-                                     static_cast<std::uint32_t>(program_.words_of(carried)), carried});
+        const std::vector<Direction> route = quotient_ ? std::vector<Direction>{direction} : ring_route(shape(), node, direction);
+        const std::uint32_t message = program_.add_message(n, to, route, program_.words_of(carried), carried);
         Task send = make_task(TaskKind::Send, label);
         send.buffer = current(moving);
         send.message = message;
@@ -171,41 +169,44 @@ class LocalCoefficientBuilder {
     }
     for (std::size_t n = 0; n < count; ++n) {
       const NodeCoord node = shape().coord_of(n);
-      std::vector<Task>& tasks = program_.nodes[n].tasks;
-      if (t == 0 && st == 0 && step == 0) tasks.push_back(load(label, f.operand, 0, tag(f, f.operand, node, 0)));
+      NodeProgram& into = program_.nodes[n];
+      std::vector<Task>& tasks = into.tasks;
+      if (t == 0 && st == 0 && step == 0) load(into, label, f.operand, 0, tag(f, f.operand, node, 0));
       tasks.insert(tasks.end(), receives[n].begin(), receives[n].end());
       const DataTag acc = tag(f, f.accumulator, node, step), operand = tag(f, f.operand, node, step);
       const auto m = static_cast<std::size_t>(f.mode - 1);
       // Generated from the node's table for this step: a load, no link traffic.
       const DataTag coefficient{static_cast<std::uint16_t>(coefficient_kind(f.mode)), {operand.index[m], acc.index[m], 0}};
-      tasks.push_back(load(label, coefficient_kind(f.mode), static_cast<std::uint16_t>(1 + 3 * t + m), coefficient));
-      tasks.push_back(compute(label, f, acc, operand, coefficient, step == 0));
+      load(into, label, coefficient_kind(f.mode), static_cast<std::uint16_t>(1 + 3 * t + m), coefficient);
+      compute(into, label, f, acc, operand, coefficient, step == 0);
       tasks.insert(tasks.end(), sends[n].begin(), sends[n].end());
     }
     if (rolls(f)) which_[static_cast<std::size_t>(moving)] ^= 1;
   }
 
-  Task load(const TaskLabel& label, BlockKind kind, std::uint16_t array, const DataTag& block) {
+  void load(NodeProgram& node, const TaskLabel& label, BlockKind kind, std::uint16_t array, const DataTag& block) {
     Task task = make_task(TaskKind::Load, label);
     task.buffer = current(kind);
-    task.tag = block;
-    task.source = {array, block.index};
-    if (quotient_) task.source.index = {0, 0, 0};
-    return task;
+    TaskDetail d;
+    d.tag = block;
+    d.source = {array, block.index};
+    if (quotient_) d.source.index = {0, 0, 0};
+    node.add(task, d);
   }
 
-  Task compute(const TaskLabel& label, const StageForm& f, const DataTag& acc, const DataTag& operand, const DataTag& coefficient,
-               bool zero) {
+  void compute(NodeProgram& node, const TaskLabel& label, const StageForm& f, const DataTag& acc, const DataTag& operand,
+               const DataTag& coefficient, bool zero) {
     Task task = make_task(TaskKind::Compute, label);
     task.buffer = current(f.accumulator);
-    task.operand = current(f.operand);
-    task.coefficient = current(coefficient_kind(f.mode));
     task.zero_accumulator = zero;
-    task.tag = acc;
-    task.operand_tag = operand;
-    task.coefficient_tag = coefficient;
-    task.kernel = program_.kernel_for(f.mode, program_.extents_of(acc), program_.extents_of(operand));
-    return task;
+    TaskDetail d;
+    d.operand = current(f.operand);
+    d.coefficient = current(coefficient_kind(f.mode));
+    d.tag = acc;
+    d.operand_tag = operand;
+    d.coefficient_tag = coefficient;
+    d.kernel = program_.kernel_for(f.mode, program_.extents_of(acc), program_.extents_of(operand));
+    node.add(task, d);
   }
 
   // Canonical layouts: node (Q,R,S) holds block (Q,R,S) of each transform's output and, for the
@@ -265,13 +266,14 @@ class Proof {
     for (std::size_t n = 0; n < p_.nodes.size(); ++n) {
       std::map<std::uint32_t, int> computes;  // per step
       std::map<std::uint16_t, DataTag> first, last_in;  // per moving kind: used at step 0, received last
-      for (const Task& t : p_.nodes[n].tasks) {
-        if (t.label.transform != stage.transform || t.label.stage != stage.stage) continue;
-        steps.insert(t.label.global_step);
-        if (t.kind == TaskKind::Receive) last_in[p_.messages[t.message].tag.kind] = p_.messages[t.message].tag;
-        if (t.kind != TaskKind::Compute) continue;
-        ++computes[t.label.global_step];
-        if (t.label.step == 0)
+      for (const Task& task : p_.nodes[n].tasks) {
+        if (task.label.transform != stage.transform || task.label.stage != stage.stage) continue;
+        steps.insert(task.label.global_step);
+        if (task.kind == TaskKind::Receive) last_in[p_.messages[task.message].tag.kind] = p_.messages[task.message].tag;
+        if (task.kind != TaskKind::Compute) continue;
+        ++computes[task.label.global_step];
+        const TaskDetail& t = p_.nodes[n].detail(task);
+        if (task.label.step == 0)
           for (const DataTag* block : {&t.tag, &t.operand_tag}) first[block->kind] = *block;
         check_form(name, t, m);
         if (++done[{t.tag.index[0], t.tag.index[1], t.tag.index[2], t.operand_tag.index[m]}] > 1)
@@ -296,7 +298,7 @@ class Proof {
   }
 
   // acc(.., k_m, ..) += operand(.., n_m, ..) x_m C_m(n_m, k_m): the blocks fit together.
-  void check_form(const std::string& name, const Task& t, std::size_t m) {
+  void check_form(const std::string& name, const TaskDetail& t, std::size_t m) {
     bool ok = p_.tag_kinds[t.coefficient_tag.kind].axis == static_cast<int>(m + 1) &&
               t.coefficient_tag.index[0] == t.operand_tag.index[m] && t.coefficient_tag.index[1] == t.tag.index[m];
     for (std::size_t a = 0; a < 3; ++a) ok = ok && (a == m || t.tag.index[a] == t.operand_tag.index[a]);

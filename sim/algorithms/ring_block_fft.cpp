@@ -166,9 +166,10 @@ class RingBlockBuilder {
       for (const DataTag& tag : pieces_of(node, kind)) {
         Task load = make_task(TaskKind::Load, label(0, 0));
         load.buffer = add_buffer(node, program_.words_of(tag), kind);
-        load.tag = tag;
-        load.source = {0, tag.index};
-        program_.nodes[node].tasks.push_back(load);
+        TaskDetail d;
+        d.tag = tag;
+        d.source = {0, tag.index};
+        program_.nodes[node].add(load, d);
         held_[node].push_back({load.buffer, tag});
         ++loads_[node];
       }
@@ -320,10 +321,8 @@ class RingBlockBuilder {
     const auto key = std::make_tuple(t, k, back, tag);
     const auto found = messages_.find(key);
     if (found != messages_.end()) return found->second;
-    program_.messages.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to),
-                                 shortest_route(shape(), shape().coord_of(from), shape().coord_of(to)),
-                                 static_cast<std::uint32_t>(program_.words_of(tag)), tag});
-    const auto id = static_cast<std::uint32_t>(program_.messages.size() - 1);
+    const std::uint32_t id = program_.add_message(
+        from, to, shortest_route(shape(), shape().coord_of(from), shape().coord_of(to)), program_.words_of(tag), tag);
     messages_.emplace(key, id);
     return id;
   }

@@ -110,19 +110,19 @@ class RingBuilder {
     const bool back = global >= p_count_;
     return {0, back ? 2u : 1u, static_cast<std::uint32_t>(back ? global - p_count_ : global), static_cast<std::uint32_t>(global)};
   }
-  void push(std::size_t x, Task task) { p_.nodes[nodes_[x]].tasks.push_back(task); }
+  void push(std::size_t x, Task task) { p_.nodes[nodes_[x]].add(task); }
+  void push(std::size_t x, Task task, const TaskDetail& detail) { p_.nodes[nodes_[x]].add(task, detail); }
   void load(std::size_t x, std::uint32_t buffer, const DataTag& t, std::uint16_t array) {
     Task task = make_task(TaskKind::Load, label(0));
     task.buffer = buffer;
-    task.tag = t;
-    task.source = {array, t.index};
+    TaskDetail d;
+    d.tag = t;
+    d.source = {array, t.index};
     hold(x, buffer, t);
-    push(x, task);
+    push(x, task, d);
   }
-  std::uint32_t message(std::size_t from, std::size_t to, std::vector<Direction> hops, const DataTag& t) {
-    p_.messages.push_back({static_cast<std::uint32_t>(nodes_[from]), static_cast<std::uint32_t>(nodes_[to]), std::move(hops),
-                           static_cast<std::uint32_t>(p_.words_of(t)), t});
-    return static_cast<std::uint32_t>(p_.messages.size() - 1);
+  std::uint32_t message(std::size_t from, std::size_t to, const std::vector<Direction>& hops, const DataTag& t) {
+    return p_.add_message(nodes_[from], nodes_[to], hops, p_.words_of(t), t);
   }
   void transfer(TaskKind kind, std::size_t x, std::uint32_t buffer, std::uint32_t id, std::size_t global) {
     Task task = make_task(kind, label(global));
@@ -136,15 +136,16 @@ class RingBuilder {
     const bool add = coefficient_tag.kind == matmul_one;
     Task task = make_task(TaskKind::Compute, label(global));
     task.buffer = acc;
-    task.operand = operand;
-    task.coefficient = coefficient;
-    task.kernel = p_.kernel_for(add ? 2 : 3, p_.extents_of(c), p_.extents_of(operand_tag));
     task.zero_accumulator = zero;
-    task.tag = c;
-    task.operand_tag = operand_tag;
-    task.coefficient_tag = coefficient_tag;
+    TaskDetail d;
+    d.operand = operand;
+    d.coefficient = coefficient;
+    d.kernel = p_.kernel_for(add ? 2 : 3, p_.extents_of(c), p_.extents_of(operand_tag));
+    d.tag = c;
+    d.operand_tag = operand_tag;
+    d.coefficient_tag = coefficient_tag;
     hold(x, acc, c);
-    push(x, task);
+    push(x, task, d);
   }
 
   // ---- messages: routes cut at a dateline ----

@@ -32,13 +32,14 @@ class Proof {
     std::map<DataTag, std::pair<std::size_t, std::size_t>> made;  // block: (node, words along the axis)
     std::map<DataTag, std::set<std::int32_t>> reduced;
     for (std::size_t n = 0; n < p_.nodes.size(); ++n)
-      for (const Task& t : p_.nodes[n].tasks) {
-        if (t.label.transform != stage.transform || t.label.stage != stage.stage) continue;
-        if (t.kind == TaskKind::Fft) {
-          check_fft(name, stage, n, t, made);
+      for (const Task& task : p_.nodes[n].tasks) {
+        if (task.label.transform != stage.transform || task.label.stage != stage.stage) continue;
+        if (task.kind == TaskKind::Fft) {
+          check_fft(name, stage, n, p_.nodes[n].detail(task), made);
           continue;
         }
-        if (t.kind != TaskKind::Compute) continue;
+        if (task.kind != TaskKind::Compute) continue;
+        const TaskDetail& t = p_.nodes[n].detail(task);
         const Extents3 acc = p_.extents_of(t.tag), in = p_.extents_of(t.operand_tag);
         const Extents3 acc_at = p_.origin_of(t.tag), in_at = p_.origin_of(t.operand_tag);
         bool fits = p_.kernels[t.kernel].mode == stage.mode;
@@ -65,7 +66,7 @@ class Proof {
   }
 
   // An FFT task makes each of its output pieces from whole lines along the stage's axis.
-  void check_fft(const std::string& name, const StageInfo& stage, std::size_t n, const Task& t,
+  void check_fft(const std::string& name, const StageInfo& stage, std::size_t n, const TaskDetail& t,
                  std::map<DataTag, std::pair<std::size_t, std::size_t>>& made) {
     const FftSpec& f = p_.ffts.at(t.kernel);
     const auto x = static_cast<std::size_t>(stage.mode - 1);

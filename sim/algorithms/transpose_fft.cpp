@@ -205,9 +205,10 @@ class TransposeBuilder {
       const std::uint32_t buffer = add_buffer(p, program_.words_of(tag), input_kind_);
       Task load = make_task(TaskKind::Load, label(0, 0, 0));
       load.buffer = buffer;
-      load.tag = tag;
-      load.source = {0, tag.index};
-      node(p).tasks.push_back(load);
+      TaskDetail d;
+      d.tag = tag;
+      d.source = {0, tag.index};
+      node(p).add(load, d);
       current_[p] = {{p, buffer, tag}};
     }
   }
@@ -357,9 +358,7 @@ class TransposeBuilder {
     const Chain& c = chain(t);
     const DataTag tag = piece_for(c, k, piece_kinds_[t][k], from, to);
     const std::size_t a = plan_.node_of[from], b = plan_.node_of[to];
-    program_.messages.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b), plan_.route(a, b),
-                                 static_cast<std::uint32_t>(program_.words_of(tag)), tag});
-    const auto id = static_cast<std::uint32_t>(program_.messages.size() - 1);
+    const std::uint32_t id = program_.add_message(a, b, plan_.route(a, b), program_.words_of(tag), tag);
     messages_.emplace(key, id);
     return id;
   }

@@ -38,9 +38,10 @@ inline DataTag tag(std::uint16_t kind, int i) { return {kind, {i, 0, 0}}; }
 inline void load(Program& p, std::size_t node, std::uint32_t buffer, const DataTag& t) {
   Task task = make_task(TaskKind::Load, {});
   task.buffer = buffer;
-  task.tag = t;
-  task.source = {0, {0, 0, 0}};
-  p.nodes[node].tasks.push_back(task);
+  TaskDetail d;
+  d.tag = t;
+  d.source = {0, {0, 0, 0}};
+  p.nodes[node].add(task, d);
 }
 
 // A mode-1 product into `accumulator` (zeroed first) of `operand` and `coefficient`.
@@ -48,13 +49,14 @@ inline void compute(Program& p, std::size_t node, std::uint32_t accumulator, std
                     const DataTag& acc, const DataTag& op, const DataTag& coef) {
   Task task = make_task(TaskKind::Compute, {});
   task.buffer = accumulator;
-  task.operand = operand;
-  task.coefficient = coefficient;
   task.zero_accumulator = true;
-  task.tag = acc;
-  task.operand_tag = op;
-  task.coefficient_tag = coef;
-  p.nodes[node].tasks.push_back(task);
+  TaskDetail d;
+  d.operand = operand;
+  d.coefficient = coefficient;
+  d.tag = acc;
+  d.operand_tag = op;
+  d.coefficient_tag = coef;
+  p.nodes[node].add(task, d);
 }
 
 // Adds a message from `from` (its buffer `buffer`) along `route`, and the receive at its end
@@ -63,9 +65,7 @@ inline std::uint32_t message(Program& p, std::size_t from, std::uint32_t buffer,
                              std::uint32_t into, const DataTag& t) {
   NodeCoord at = p.shape.coord_of(from);
   for (const Direction d : route) at = *p.shape.neighbour(at, d);
-  const auto id = static_cast<std::uint32_t>(p.messages.size());
-  p.messages.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(p.shape.index_of(at)), std::move(route),
-                        p.nodes[from].buffers[buffer].words, t});
+  const std::uint32_t id = p.add_message(from, p.shape.index_of(at), route, p.nodes[from].buffers[buffer].words, t);
   Task send = make_task(TaskKind::Send, {});
   send.buffer = buffer;
   send.message = id;
@@ -132,8 +132,7 @@ inline Program deadlocked_pair() {
     send.buffer = 1;
     send.message = static_cast<std::uint32_t>(node);
     p.nodes[node].tasks.push_back(send);
-    p.messages.push_back({static_cast<std::uint32_t>(node), static_cast<std::uint32_t>(1 - node), {Direction::PlusQ}, 1,
-                          tag(1, static_cast<int>(node))});
+    p.add_message(node, 1 - node, std::vector<Direction>{Direction::PlusQ}, 1, tag(1, static_cast<int>(node)));
   }
   return p;
 }

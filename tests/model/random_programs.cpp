@@ -68,8 +68,12 @@ struct Held {
 };
 
 // One node's tasks of one phase, built apart and put together in the order the case chose.
+struct Entry {
+  Task task;
+  TaskDetail detail;  // loads, computes and FFTs
+};
 struct PhaseTasks {
-  std::vector<Task> receives, sends, computes;
+  std::vector<Entry> receives, sends, computes;
 };
 
 class CaseBuilder {
@@ -90,10 +94,11 @@ class CaseBuilder {
     for (std::size_t n = 0; n < p.node_count(); ++n) {
       Task l = make_task(TaskKind::Load, {});
       l.buffer = coefficient;
-      l.tag = tag(matrix_kind, 0);
-      l.source = {1, {0, 0, 0}};
-      p.nodes[n].tasks.push_back(l);
-      held_[n][coefficient] = {l.tag, true, false, false};
+      TaskDetail d;
+      d.tag = tag(matrix_kind, 0);
+      d.source = {1, {0, 0, 0}};
+      p.nodes[n].add(l, d);
+      held_[n][coefficient] = {d.tag, true, false, false};
     }
     const int phases = g_.pick(1, 3);
     p.stages = {{0, 1, 1, "random", static_cast<std::uint32_t>(phases)}};
@@ -114,9 +119,9 @@ class CaseBuilder {
   }
 
  private:
-  Task labelled(Task task) const {
+  Entry labelled(Task task, const TaskDetail& detail = {}) const {
     task.label.step = task.label.global_step = phase_;
-    return task;
+    return {task, detail};
   }
   DataTag fresh() { return tag(tensor_kind, ++tags_); }
 
@@ -141,32 +146,34 @@ class CaseBuilder {
     return w;
   }
 
-  Task load_task(std::size_t node, std::uint32_t w) {
+  Entry load_task(std::size_t node, std::uint32_t w) {
     Task l = make_task(TaskKind::Load, {});
     l.buffer = w;
-    l.tag = fresh();
-    l.source = {0, {0, 0, 0}};
-    held_[node][w] = {l.tag, true, false, true};
-    return labelled(l);
+    TaskDetail d;
+    d.tag = fresh();
+    d.source = {0, {0, 0, 0}};
+    held_[node][w] = {d.tag, true, false, true};
+    return labelled(l, d);
   }
 
   // acc = op x coef (acc zeroed first); reading op and coef ends their wait for arriving words.
-  Task compute_task(std::size_t node, std::uint32_t acc, std::uint32_t op, std::uint32_t coef) {
+  Entry compute_task(std::size_t node, std::uint32_t acc, std::uint32_t op, std::uint32_t coef) {
     Task t = make_task(TaskKind::Compute, {});
     t.buffer = acc;
-    t.operand = op;
-    t.coefficient = coef;
     t.zero_accumulator = true;
-    t.tag = fresh();
-    t.operand_tag = held_[node][op].tag;
-    t.coefficient_tag = held_[node][coef].tag;
-    held_[node][acc] = {t.tag, true, false, true};
+    TaskDetail d;
+    d.operand = op;
+    d.coefficient = coef;
+    d.tag = fresh();
+    d.operand_tag = held_[node][op].tag;
+    d.coefficient_tag = held_[node][coef].tag;
+    held_[node][acc] = {d.tag, true, false, true};
     held_[node][op].arriving = held_[node][coef].arriving = false;
-    return labelled(t);
+    return labelled(t, d);
   }
 
   // The b x b x b block in `in` transformed along a random axis into `out`.
-  Task fft_task(Program& p, std::size_t node, std::uint32_t in, std::uint32_t out) {
+  Entry fft_task(Program& p, std::size_t node, std::uint32_t in, std::uint32_t out) {
     FftSpec spec;
     spec.axis = g_.pick(1, 3);
     spec.name = "fft" + std::to_string(spec.axis);
@@ -175,14 +182,15 @@ class CaseBuilder {
     spec.scale = spec.inverse ? 1.0 / static_cast<double>(b_) : 1.0;
     p.ffts.push_back(spec);
     Task t = make_task(TaskKind::Fft, {});
-    t.kernel = static_cast<std::uint32_t>(p.ffts.size() - 1);
-    t.operand = in;
-    t.operand_tag = held_[node][in].tag;
+    TaskDetail d;
+    d.kernel = static_cast<std::uint32_t>(p.ffts.size() - 1);
+    d.operand = in;
+    d.operand_tag = held_[node][in].tag;
     t.buffer = out;
-    t.tag = fresh();
+    d.tag = fresh();
     held_[node][in].arriving = false;  // read: whatever arrives into it has landed
-    held_[node][out] = {t.tag, true, false, true};
-    return labelled(t);
+    held_[node][out] = {d.tag, true, false, true};
+    return labelled(t, d);
   }
 
   void phase(Program& p, std::uint32_t k) {
@@ -199,7 +207,7 @@ class CaseBuilder {
       PhaseTasks& t = tasks[n];
       if (g_.chance(25)) std::swap(t.receives, t.sends);  // receives posted only after the sends
       for (const auto* part : {&t.receives, &t.sends, &t.computes})
-        p.nodes[n].tasks.insert(p.nodes[n].tasks.end(), part->begin(), part->end());
+        for (const Entry& e : *part) p.nodes[n].add(e.task, e.detail);
     }
   }
 
@@ -210,7 +218,7 @@ class CaseBuilder {
       if (t != n && receiving[t] < 3) targets.push_back(t);
     if (targets.empty()) return;
     const std::size_t to = g_.choose(targets);
-    std::vector<Task>& mine = tasks[n].sends;
+    std::vector<Entry>& mine = tasks[n].sends;
     std::uint32_t sent = no_buffer;
     switch (g_.pick(0, b_ <= 2 ? 4 : 3)) {
       case 0: {  // a loaded block
@@ -253,9 +261,8 @@ class CaseBuilder {
     const bool matrix = w == coefficient || w >= first_matrix;
     const std::uint32_t into = matrix ? free_buffer(to, first_matrix, matrices) : free_buffer(to, first_block, blocks);
     if (into == no_buffer) return;
-    const auto id = static_cast<std::uint32_t>(p.messages.size());
-    p.messages.push_back({static_cast<std::uint32_t>(from), static_cast<std::uint32_t>(to), g_.route(p.shape, from, to),
-                          p.nodes[from].buffers[w].words, held_[from][w].tag});
+    const std::uint32_t id =
+        p.add_message(from, to, g_.route(p.shape, from, to), p.nodes[from].buffers[w].words, held_[from][w].tag);
     held_[from][w].arriving = false;  // sending it waits for whatever still arrives
     Task send = make_task(TaskKind::Send, {});
     send.buffer = w;
@@ -293,45 +300,50 @@ using MessageOf = std::function<std::uint32_t(std::uint32_t)>;
 void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std::vector<bool>& computed,
                      const std::vector<bool>& ffted, const MessageOf& message, const MessageOf& received) {
   const DataTag block = tag(tensor_kind, 0), matrix = tag(matrix_kind, 0);
-  auto& tasks = p.nodes[node].tasks;
+  NodeProgram& tasks = p.nodes[node];
   Task l = make_task(TaskKind::Load, {});
   l.buffer = coefficient;
-  l.tag = matrix;
-  l.source = {1, {0, 0, 0}};
-  tasks.push_back(l);
+  TaskDetail coefficient_load;
+  coefficient_load.tag = matrix;
+  coefficient_load.source = {1, {0, 0, 0}};
+  tasks.add(l, coefficient_load);
   const auto compute = [&](std::uint32_t acc, std::uint32_t op) {
     Task t = make_task(TaskKind::Compute, {});
     t.buffer = acc;
-    t.operand = op;
-    t.coefficient = coefficient;
     t.zero_accumulator = true;
-    t.tag = t.operand_tag = block;
-    t.coefficient_tag = matrix;
-    tasks.push_back(t);
+    TaskDetail d;
+    d.operand = op;
+    d.coefficient = coefficient;
+    d.tag = d.operand_tag = block;
+    d.coefficient_tag = matrix;
+    tasks.add(t, d);
   };
   for (std::uint32_t i = 0; i < routes; ++i) {
     Task r = make_task(TaskKind::Receive, {});
     r.buffer = first_block + 2 + i;
     r.message = received(i);
-    tasks.push_back(r);
+    tasks.add(r);
   }
   for (std::uint32_t i = 0; i < routes; ++i) {
     Task load = make_task(TaskKind::Load, {});
     load.buffer = first_block;
-    load.tag = block;
-    load.source = {0, {0, 0, 0}};
-    tasks.push_back(load);
+    TaskDetail loaded;
+    loaded.tag = block;
+    loaded.source = {0, {0, 0, 0}};
+    tasks.add(load, loaded);
     if (ffted[i]) {
       Task fft = make_task(TaskKind::Fft, {});
-      fft.operand = fft.buffer = first_block;
-      fft.operand_tag = fft.tag = block;
-      tasks.push_back(fft);
+      fft.buffer = first_block;
+      TaskDetail d;
+      d.operand = first_block;
+      d.operand_tag = d.tag = block;
+      tasks.add(fft, d);
     }
     if (computed[i]) compute(first_block + 1, first_block);
     Task send = make_task(TaskKind::Send, {});
     send.buffer = computed[i] ? first_block + 1 : first_block;
     send.message = message(i);
-    tasks.push_back(send);
+    tasks.add(send);
   }
   for (std::uint32_t i = 0; i < routes; ++i) compute(first_matrix, first_block + 2 + i);
 }
@@ -368,7 +380,7 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   }
   const auto words = static_cast<std::uint32_t>(b * b * b);
   c.quotient.translation_quotient = true;
-  for (std::size_t i = 0; i < routes; ++i) c.quotient.messages.push_back({0, 0, route[i], words, tag(tensor_kind, 0)});
+  for (std::size_t i = 0; i < routes; ++i) c.quotient.add_message(0, 0, route[i], words, tag(tensor_kind, 0));
   const auto own = [](std::uint32_t i) { return i; };
   symmetric_tasks(c.quotient, 0, routes, computed, ffted, own, own);
   // The whole Program: node n sends message n * routes + i along route i and receives the one
@@ -380,8 +392,7 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   };
   for (std::size_t n = 0; n < shape.node_count(); ++n)
     for (std::size_t i = 0; i < routes; ++i)
-      c.whole.messages.push_back({static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(walk(n, route[i], false)), route[i], words,
-                                  tag(tensor_kind, 0)});
+      c.whole.add_message(n, walk(n, route[i], false), route[i], words, tag(tensor_kind, 0));
   for (std::size_t n = 0; n < shape.node_count(); ++n)
     symmetric_tasks(
         c.whole, n, routes, computed, ffted, [&](std::uint32_t i) { return static_cast<std::uint32_t>(n * routes + i); },
@@ -410,7 +421,7 @@ RandomCase random_case(std::uint64_t seed) {
     builder.machine(c.machine);
     const Program& p = c.program;
     std::size_t longest = 0;
-    for (const Message& m : p.messages) longest = std::max(longest, m.route.size());
+    for (const Message& m : p.messages) longest = std::max<std::size_t>(longest, m.hops);
     std::ostringstream text;
     text << "seed " << seed << " (attempt " << attempt << "): " << p.shape.p1 << "x" << p.shape.p2 << "x" << p.shape.p3
          << " " << boundary_text(p.shape) << ", b " << p.grid.describe_blocks() << ", "

@@ -49,12 +49,13 @@ void fft(Program& p, std::size_t node, const FftSpec& spec, std::uint32_t first_
          std::uint32_t first_output, const DataTag& output_tag) {
   p.ffts.push_back(spec);
   Task t = make_task(TaskKind::Fft, {});
-  t.kernel = static_cast<std::uint32_t>(p.ffts.size() - 1);
-  t.operand = first_input;
-  t.operand_tag = input_tag;
+  TaskDetail d;
+  d.kernel = static_cast<std::uint32_t>(p.ffts.size() - 1);
+  d.operand = first_input;
+  d.operand_tag = input_tag;
   t.buffer = first_output;
-  t.tag = output_tag;
-  p.nodes[node].tasks.push_back(t);
+  d.tag = output_tag;
+  p.nodes[node].add(t, d);
 }
 
 FftSpec spec_of(int axis, const Extents3& whole, int input_cut, std::uint32_t inputs, int output_cut, std::uint32_t outputs) {
@@ -118,9 +119,10 @@ Program compute_then_fft() {
   load(p, 0, 0, tag(0, 0));
   Task coefficient = make_task(TaskKind::Load, {});
   coefficient.buffer = 1;
-  coefficient.tag = tag(2, 0);
-  coefficient.source = {1, {0, 0, 0}};
-  p.nodes[0].tasks.push_back(coefficient);
+  TaskDetail source;
+  source.tag = tag(2, 0);
+  source.source = {1, {0, 0, 0}};
+  p.nodes[0].add(coefficient, source);
   compute(p, 0, 2, 0, 1, tag(1, 0), tag(0, 0), tag(2, 0));
   fft(p, 0, spec_of(1, {2, 2, 2}, 1, 1, 1, 1), 2, tag(1, 0), 2, tag(1, 1));
   return p;
@@ -147,7 +149,7 @@ void require_verified(const Program& p) {
 TEST_CASE("FFT task Programs pass the verifier, and a wrong input tag does not", "[model][fft]") {
   for (const Program& p : {one_node_fft(), two_node_fft()}) require_verified(p);
   Program wrong = two_node_fft();
-  wrong.nodes[1].tasks.back().operand_tag = block(1, 1);  // inputs Y(0,1,0), Y(0,2,0): neither is held so
+  wrong.nodes[1].detail(wrong.nodes[1].tasks.back()).operand_tag = block(1, 1);  // inputs Y(0,1,0), Y(0,2,0): neither is held so
   CHECK_FALSE(verify_program(wrong).ok());
 }
 
@@ -298,8 +300,8 @@ TEST_CASE("an FFT task may list its buffers in any order: the same cycles and th
     if (t.kind == TaskKind::Receive) t.buffer ^= 1;
     if (t.kind == TaskKind::Fft) {
       listed.nodes[1].buffer_lists = {1, 0, 2};
-      t.list = 0;
-      t.operand = t.buffer = no_buffer;
+      listed.nodes[1].detail(t).list = 0;
+      listed.nodes[1].detail(t).operand = t.buffer = no_buffer;
     }
   }
   require_verified(listed);

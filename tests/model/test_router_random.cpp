@@ -43,7 +43,7 @@ void compare(std::uint64_t first, std::uint64_t count, Tally& tally) {
     if (differences.empty() && closed_differences.empty()) ++tally.equal;
     if (!c.program.ffts.empty()) ++tally.ffts;
     for (const Message& m : c.program.messages)
-      if (m.route.size() > 1) {
+      if (m.hops > 1) {
         ++tally.routed;
         break;
       }
