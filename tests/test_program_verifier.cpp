@@ -202,6 +202,13 @@ TEST_CASE("missing, duplicated and misplaced sends and receives are caught", "[p
     CHECK(find(program, r, "uses kernel 3; there are 1 kernel") != "");
     CHECK(find(program, r, "the loaded buffer is buffer 9, but the node has 4 buffers") != "");
   }
+  SECTION("a detail record and a route out of range") {
+    program.nodes[1].tasks[2].detail = 5;  // the compute; node 1 has two records (its load's and its compute's)
+    program.messages[1].route_begin = 2;   // one hop from 2: the Program has two
+    const ProgramVerification r = verify_program(program);
+    CHECK(find(program, r, "node (1,0,0), task 2 (compute").find("names detail record 5; the node has 2") != std::string::npos);
+    CHECK(find(program, r, "its 1 hops from 2 run past the Program's 2 route hops") != "");
+  }
   SECTION("buffer sizes: too small for the block (a larger buffer is fine: blocks lead it)") {
     program.nodes[1].buffers[X].words = 0;
     program.nodes[1].buffers[C].words = 8;
@@ -351,4 +358,18 @@ TEST_CASE("only the first max_reported violations are kept, all are counted", "[
   const ProgramVerification r = verify_program(program, 5);
   CHECK(r.violations.size() == 5);
   CHECK(r.violation_count > 5);
+}
+
+TEST_CASE("task labels refuse what their narrow fields cannot hold; bytes() counts the pooled routes", "[program]") {
+  CHECK_NOTHROW(TaskLabel(65535, 3, 70000, 80000));
+  CHECK_THROWS_WITH(TaskLabel(65536, 1, 0, 0), Catch::Contains("transform 65536") && Catch::Contains("limit 65535"));
+  CHECK_THROWS_WITH(TaskLabel(0, 65536, 0, 0), Catch::Contains("stage 65536"));
+  Program program = ping_pong();
+  const std::size_t before = bytes(program);
+  const std::uint32_t m = program.add_message(0, 1, std::vector<Direction>(1000, Direction::PlusQ), 1, tag(X));
+  CHECK(m == 2);
+  CHECK(program.route(program.messages[m]).size() == 1000);
+  CHECK(program.route(program.messages[m]).front() == Direction::PlusQ);
+  CHECK(program.route(program.messages[1]).front() == Direction::MinusQ);  // the earlier routes stay where they were
+  CHECK(bytes(program) >= before + 1000 * sizeof(Direction) + sizeof(Message));
 }
