@@ -149,6 +149,8 @@ struct TaskDetail {
   std::uint32_t list = no_buffer;
 };
 
+// One task of a node's list (28 bytes): its kind, labels and buffer, and where the rest is: a
+// send's or receive's message, or a load's, compute's or FFT's detail record.
 struct Task {
   TaskLabel label;
   TaskKind kind = TaskKind::Compute;

@@ -360,7 +360,7 @@ TEST_CASE("only the first max_reported violations are kept, all are counted", "[
   CHECK(r.violation_count > 5);
 }
 
-TEST_CASE("task labels refuse what their narrow fields cannot hold; bytes() counts the pooled routes", "[program]") {
+TEST_CASE("task labels refuse what their narrow fields cannot hold, and bytes() counts the pooled routes", "[program]") {
   CHECK_NOTHROW(TaskLabel(65535, 3, 70000, 80000));
   CHECK_THROWS_WITH(TaskLabel(65536, 1, 0, 0), Catch::Contains("transform 65536") && Catch::Contains("limit 65535"));
   CHECK_THROWS_WITH(TaskLabel(0, 65536, 0, 0), Catch::Contains("stage 65536"));

@@ -57,6 +57,7 @@ class LocalCoefficientBuilder {
     if (problem_.directions.empty()) throw std::invalid_argument("direction: at least one transform is needed");
     validate(problem_.shape);
     declare();
+    reserve_messages();
     std::uint32_t global = 0;
     for (std::size_t t = 0; t < problem_.directions.size(); ++t)
       for (std::size_t st = 0; st < 3; ++st)
@@ -69,6 +70,25 @@ class LocalCoefficientBuilder {
  private:
   const TorusShape& shape() const { return problem_.shape; }
   std::size_t node_count() const { return quotient_ ? 1 : shape().node_count(); }
+  // The messages and their hops exactly: the pooled lists would otherwise grow by doubling and
+  // hold up to three times their size while they move.
+  void reserve_messages() {
+    std::size_t messages = 0, hops = 0;
+    for (const TransformDirection d : problem_.directions)
+      for (const StageForm& f : forms_of(d)) {
+        if (!rolls(f)) continue;
+        const Axis axis = axis_of_mode(f.mode);
+        const Direction direction = direction_along(axis, problem_.alpha.along(axis));
+        std::size_t per_step = node_count();
+        if (!quotient_)
+          for (std::size_t n = 0; n < node_count(); ++n) per_step += ring_route(shape(), shape().coord_of(n), direction).size() - 1;
+        messages += node_count() * static_cast<std::size_t>(steps_of(f));
+        hops += per_step * static_cast<std::size_t>(steps_of(f));
+      }
+    program_.messages.reserve(messages);
+    program_.routes.reserve(hops);
+  }
+
   int steps_of(const StageForm& f) const { return shape().extent(axis_of_mode(f.mode)); }
   bool rolls(const StageForm& f) const { return steps_of(f) > 1; }  // P_A = 1: the block stays
 
