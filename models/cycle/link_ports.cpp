@@ -104,11 +104,12 @@ bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
 Cycle LinkPorts::release_cycle(const Outgoing& o) const {
   const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
   if (w.generation != o.generation) return never;
+  const Cycle ready = w.ready;
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return o.compute == no_task ? w.ready : std::max(w.ready, context_.computes[o.compute].done);
-    case SendRelease::WordPresent: return w.ready;
-    case SendRelease::WordFinal: return w.writes_left == 0 ? w.ready : never;
+      return o.compute == no_task ? ready : std::max(ready, context_.computes[o.compute].done);
+    case SendRelease::WordPresent: return ready;
+    case SendRelease::WordFinal: return w.writes_left == 0 ? ready : never;
   }
   return never;
 }

@@ -68,7 +68,7 @@ class TaskSequencer {
   Cycle place_whole_run(Cycle cycle, Cycle& first_issue);
   void finish(Cycle cycle);
   void load(const Task& task, Cycle cycle);
-  Cycle& target_ready(const FmaInstruction& instruction);
+  NarrowCycle& target_ready(const FmaInstruction& instruction);
   // FFT tasks (fft_sequencer.cpp; docs/timing-model.md, "FFT tasks"). step_fft: enters the FFT
   // at the pointer or issues its fma of this cycle; true when it was passed.
   bool step_fft(Cycle cycle, Blocked& blocked, std::size_t& issued);
@@ -93,7 +93,7 @@ class TaskSequencer {
     const WordState* operand = nullptr;
     const WordState* coefficient = nullptr;
     std::size_t operand_words = 0, coefficient_words = 0;
-    Cycle* component_ready = nullptr;  // split complex only
+    NarrowCycle* component_ready = nullptr;  // split complex only
     std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
     std::uint32_t accumulator_buffer = 0, operand_buffer = 0, coefficient_buffer = 0;
   };
