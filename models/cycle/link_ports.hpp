@@ -42,7 +42,7 @@ class LinkPorts : public LinkTaker {
   void enable_batching() { batching_ = true; }
   // Takes ahead the words already committed that arrive after `now` (for a node going to sleep).
   void take_committed(Cycle now);
-  std::size_t take(const CommittedWord* words, std::size_t count) override;
+  std::size_t take(const CommittedRun& words, std::size_t count) override;
 
   // Directions this node's traffic (own and passing through) uses: bit d of each mask; and
   // whether any message passes through it (else the router never looks at input ports).
@@ -108,7 +108,7 @@ class LinkPorts : public LinkTaker {
   void check_block(const Outgoing& o) const;
   void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
   void record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last);
-  std::size_t store_run(const CommittedWord* words, std::size_t count);
+  std::size_t store_run(const CommittedRun& words, std::size_t count);
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;

@@ -76,7 +76,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   options.dont_initialize();
   options.set_sensitivity(&clock.posedge_event());
   sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
-  links_ = std::make_unique<LinkSet>("links", count * direction_count, config);
+  links_ = std::make_unique<LinkSet>("links", count * direction_count, config, nodes[0].datapath().value_parts());
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
   // direction d, which receives it on its port facing back, opposite(d). On a mesh axis the
   // wrap-around channel is wired too but carries nothing: the verified routes never use it.
@@ -89,11 +89,12 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   inject_fault();
 }
 
-LinkSet::LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config) : sc_core::sc_module(name) {
+LinkSet::LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config, std::size_t value_parts)
+    : sc_core::sc_module(name) {
   links_.reserve(count);
   for (std::size_t k = 0; k < count; ++k)
     links_.push_back(std::make_unique<LinkChannel>(("link_" + std::to_string(k)).c_str(), config.link_latency,
-                                                   config.link_rate, config.link_buffer_words));
+                                                   config.link_rate, config.link_buffer_words, value_parts));
 }
 
 LinkSet::~LinkSet() {

@@ -44,7 +44,8 @@ struct TopConfig {
 // from the last, each is found at once, and tearing down a large torus takes linear time.
 class LinkSet : public sc_core::sc_module {
  public:
-  LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config);
+  // `value_parts`: doubles a word's value needs on the links (NodeDatapath::value_parts).
+  LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config, std::size_t value_parts);
   ~LinkSet() override;
   LinkSet(const LinkSet&) = delete;
   LinkSet& operator=(const LinkSet&) = delete;
