@@ -107,7 +107,7 @@ Cycle LinkPorts::release_cycle(const Outgoing& o) const {
   const Cycle ready = w.ready;
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return o.compute == no_task ? ready : std::max(ready, context_.computes[o.compute].done);
+      return o.compute == no_task ? ready : std::max<Cycle>(ready, context_.computes[o.compute].done);
     case SendRelease::WordPresent: return ready;
     case SendRelease::WordFinal: return w.writes_left == 0 ? ready : never;
   }
@@ -249,10 +249,10 @@ void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
 
 // For reports: `words` of the message left, the first at `first`, the last at `last`.
 void LinkPorts::record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last) {
-  StepRecord& step = *o.step;
+  NarrowStepRecord& step = *o.step;
   // Words sent ahead have their own cycles, so the step's sends are not noted in time order.
-  step.first_send = std::min(step.first_send, first);
-  step.last_send = step.last_send == never ? last : std::max(step.last_send, last);
+  step.first_send = std::min<Cycle>(step.first_send, first);
+  step.last_send = step.last_send == never ? last : std::max<Cycle>(step.last_send, last);
   step.words_sent += words;
   context_.stats.words_sent += words;
   context_.last_progress = std::max(context_.last_progress, last);

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/cycle/link_word.hpp"
-#include "models/cycle/narrow_cycle.hpp"
+#include "models/narrow_cycle.hpp"
 
 namespace torus {
 

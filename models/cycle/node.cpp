@@ -32,7 +32,7 @@ void NodeContext::allocate_plan(bool keep_trace) {
     info[i] = static_cast<std::uint32_t>(computes.size());
     computes.push_back({i, flow[i].generation, flow[i].operand_generation, flow[i].coefficient_generation, flow[i].filled_by, never});
   }
-  steps.assign(steps_seen, StepRecord{});
+  steps.assign(steps_seen, NarrowStepRecord{});
   if (keep_trace) trace.assign(flow.size(), TaskRecord{});
 }
 
@@ -86,7 +86,7 @@ void Node::start_of_simulation() {
 
 std::size_t Node::state_bytes() const {
   return sizeof(Node) + context_.memory.bytes() + (context_.info.capacity() + context_.count.capacity()) * sizeof(std::uint32_t) +
-         context_.computes.capacity() * sizeof(ComputeFlow) + context_.steps.capacity() * sizeof(StepRecord) +
+         context_.computes.capacity() * sizeof(ComputeFlow) + context_.steps.capacity() * sizeof(NarrowStepRecord) +
          context_.trace.capacity() * sizeof(TaskRecord);
 }
 

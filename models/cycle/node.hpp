@@ -45,7 +45,7 @@ class Node : public sc_core::sc_module {
   const NodeStats& stats() const { return context_.stats; }
   const std::vector<std::uint32_t>& task_counts() const { return context_.count; }
   const std::vector<ComputeFlow>& computes() const { return context_.computes; }
-  const std::vector<StepRecord>& step_records() const { return context_.steps; }
+  const std::vector<NarrowStepRecord>& step_records() const { return context_.steps; }
   const std::vector<TaskRecord>& task_trace() const { return context_.trace; }  // empty unless asked
   const FmaPipeline& pipeline() const { return pipeline_; }
   const NodeDatapath& datapath() const { return *context_.datapath; }

@@ -52,7 +52,7 @@ struct ComputeFlow {
   std::uint32_t task = 0;
   std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
   std::array<std::uint32_t, 3> filled_by{};  // receive tasks (accumulator, operand, coefficient) or no_task
-  Cycle done = never;
+  NarrowCycle done = never;
 };
 
 // Working space for a node's batched sends, shared by the nodes of one run (SystemC runs one
@@ -91,7 +91,7 @@ struct NodeContext {
   std::vector<std::uint32_t> count;  // per task: words stored, fma issued or words sent
   std::vector<ComputeFlow> computes;
   std::vector<FftDataflow> ffts;     // per FFT task, in list order (TaskDataflow::fft)
-  std::vector<StepRecord> steps;     // per global step label
+  std::vector<NarrowStepRecord> steps;  // per global step label
   std::vector<TaskRecord> trace;     // per task, when asked
   // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their
   // last word arrives. Until then they count as incomplete.

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/cycle/narrow_cycle.hpp"
+#include "models/narrow_cycle.hpp"
 #include "models/cycle/systemc.hpp"
 #include "sim/program.hpp"
 
