@@ -76,9 +76,8 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
 
 void Node::start_of_simulation() {
   for (std::size_t d = 0; d < direction_count; ++d) {
-    context_.out[d] = out[d].operator->();
-    context_.in[d] = in[d].operator->();
     ports_.hints()[d] = {never, &asleep_, &wake_, settings_.period_ticks};
+    if (!context_.in[d]) continue;  // no traffic comes from there
     context_.in[d]->attach_arrival_hint(&ports_.hints()[d]);
     if (batching_) context_.in[d]->attach_taker(&ports_);
   }
