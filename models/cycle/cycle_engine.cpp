@@ -112,8 +112,8 @@ class CycleRun final : public EngineRun {
         out.fft_fma[t] = s.fft_fma[t];
         out.fft_butterflies[t] = s.fft_butterflies[t];
       }
-      for (const ComputeFlow& compute : node.computes())
-        if (compute.done != never) ++out.computes_done[program.nodes[n].tasks[compute.task].label.transform];
+      for (std::size_t c = 0; c < node.computes().size(); ++c)
+        if (node.compute_done()[c] != never) ++out.computes_done[program.nodes[n].tasks[node.computes()[c].task].label.transform];
       out.allocated_words = node.datapath().allocated_words();
       out.engine_bytes = counted[n] + uncounted;
       r.steps.set(n, node.step_records());

@@ -94,7 +94,7 @@ bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
   const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return (o.compute == no_task || context_.computes[o.compute].done <= cycle) && NodeMemory::present(w, o.generation, cycle);
+      return (o.compute == no_task || context_.compute_done[o.compute] <= cycle) && NodeMemory::present(w, o.generation, cycle);
     case SendRelease::WordPresent: return NodeMemory::present(w, o.generation, cycle);
     case SendRelease::WordFinal: return w.writes_left == 0 && NodeMemory::present(w, o.generation, cycle);
   }
@@ -107,7 +107,7 @@ Cycle LinkPorts::release_cycle(const Outgoing& o) const {
   const Cycle ready = w.ready;
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return o.compute == no_task ? ready : std::max<Cycle>(ready, context_.computes[o.compute].done);
+      return o.compute == no_task ? ready : std::max<Cycle>(ready, context_.compute_done[o.compute]);
     case SendRelease::WordPresent: return ready;
     case SendRelease::WordFinal: return w.writes_left == 0 ? ready : never;
   }
@@ -198,7 +198,7 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
 // at the cycles the link frees up, exactly as stepping cycle by cycle would send them.
 bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   const std::uint32_t remaining = o.words - o.position;
-  if (o.compute != no_task && context_.computes[o.compute].done > cycle) return false;
+  if (o.compute != no_task && context_.compute_done[o.compute] > cycle) return false;
   const BufferState& buffer = context_.memory.buffer(o.buffer);
   for (std::uint32_t k = o.position; k < o.words; ++k) {
     const std::uint32_t w = o.order ? (*o.order)[k] : k;

@@ -84,7 +84,7 @@ bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const
     if (outgoing_[d].empty()) continue;
     const Outgoing& head = outgoing_[d].front();
     if (head.buffer != buffer || head.generation != generation) continue;
-    if (head.release == SendRelease::ComputeDone && head.compute != no_task && context_.computes[head.compute].done == never) continue;
+    if (head.release == SendRelease::ComputeDone && head.compute != no_task && context_.compute_done[head.compute] == never) continue;
     return true;
   }
   return false;

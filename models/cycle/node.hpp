@@ -47,14 +47,15 @@ class Node : public sc_core::sc_module {
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
   const std::vector<std::uint32_t>& task_counts() const { return context_.count; }
-  const std::vector<ComputeFlow>& computes() const { return context_.computes; }
+  std::span<const ComputeFlow> computes() const { return context_.computes; }
+  const std::vector<NarrowCycle>& compute_done() const { return context_.compute_done; }
   const std::vector<NarrowStepRecord>& step_records() const { return context_.steps; }
   const std::vector<TaskRecord>& task_trace() const { return context_.trace; }  // empty unless asked
   const FmaPipeline& pipeline() const { return pipeline_; }
   const NodeDatapath& datapath() const { return *context_.datapath; }
   bool finished() const { return context_.stats.finish_cycle != never; }
   Cycle last_progress() const { return context_.last_progress; }
-  // Bytes of node state besides the buffer values: scoreboard, task records.
+  // Bytes of node state besides the buffer values: scoreboard, task records, its share of its plan.
   std::size_t state_bytes() const;
   // Faults: stop issuing fma from `cycle` on; flip `bit` of the first coefficient word loaded.
   void inject_stuck(Cycle cycle) { stuck_from_ = cycle; }

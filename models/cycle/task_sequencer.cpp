@@ -208,7 +208,7 @@ void TaskSequencer::issue_one(Cycle cycle) {
 }
 
 void TaskSequencer::finish(Cycle) {
-  context_.computes[last_compute_].done = last_result_;
+  context_.compute_done[last_compute_] = last_result_;
   step_->done = step_->done == never ? last_result_ : std::max<Cycle>(step_->done, last_result_);
   if (!context_.trace.empty()) context_.trace[next_].last = last_result_;
   context_.send_state_changed = true;

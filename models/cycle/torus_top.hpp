@@ -98,6 +98,7 @@ class TorusTop : public sc_core::sc_module {
   void inject_fault();
 
   LinkScratch scratch_;
+  NodePlans plans_;
   std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;
   TopConfig config_;
