@@ -2,9 +2,9 @@
 // A cycle held in 32 bits, for the per-word and per-task state the SystemC engine keeps for
 // every node (scoreboard, link queues, step records): half the bytes of a Cycle. It reads back
 // as a Cycle (`never` included); storing a cycle past `limit` throws CycleLimitError, which
-// names the limit and the engine without it. The check is one compare on the store, and the
-// engine cannot reach such cycles by accident: a run of 4.3 billion cycles on one node takes
-// hours, on 4,096 nodes years.
+// names the limit and the engine without it (a refusal of the input, like a bad parameter:
+// such a run is best timed by engine event anyway, stepping 4.3 billion cycles would take
+// hours on one node). The check is one compare on the store.
 
 #include <cstdint>
 #include <stdexcept>
@@ -14,9 +14,11 @@
 
 namespace torus {
 
-class CycleLimitError : public std::runtime_error {
+class CycleLimitError : public std::invalid_argument {
  public:
-  using std::runtime_error::runtime_error;
+  using std::invalid_argument::invalid_argument;
+  // The message begins so (an engine that reports errors as text can recognise it).
+  static constexpr const char* opening = "engine systemc holds cycles in 32 bits";
 };
 
 class NarrowCycle {
@@ -34,7 +36,7 @@ class NarrowCycle {
     if (cycle <= limit) [[likely]]
       return static_cast<std::uint32_t>(cycle);
     if (cycle == never) return none;
-    throw CycleLimitError("engine systemc holds cycles in 32 bits, up to cycle " + std::to_string(limit) +
+    throw CycleLimitError(std::string(CycleLimitError::opening) + ", up to cycle " + std::to_string(limit) +
                           "; this run reaches cycle " + std::to_string(cycle) +
                           ": time it with engine event, which has no such limit");
   }

@@ -11,6 +11,7 @@
 #include "models/cycle/torus_top.hpp"
 #include "models/cycle/vcd_trace.hpp"
 #include "models/engine.hpp"
+#include "models/narrow_cycle.hpp"
 
 namespace torus {
 namespace {
@@ -63,7 +64,15 @@ class CycleRun final : public EngineRun {
     const auto start = std::chrono::steady_clock::now();
     // The kernel's "simulation stopped by user" note is expected: the torus stops itself.
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    sc_core::sc_start();
+    try {
+      sc_core::sc_start();
+    } catch (const sc_core::sc_report& report) {
+      // SystemC turns an exception thrown in a process into a report of its message: the
+      // cycle limit is a refusal of the input, so it leaves as one.
+      const std::string message = report.get_msg();
+      if (message.rfind(CycleLimitError::opening, 0) == 0) throw CycleLimitError(message);
+      throw;
+    }
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::size_t heap_now = heap_in_use();
     heap_grown_ = heap_now > heap_at_start_ ? heap_now - heap_at_start_ : 0;

@@ -64,7 +64,6 @@ struct RunShared {
     std::uint32_t task = no_task, buffer = no_buffer, words = 0;
   };
   std::vector<Receiver> receiver_of;
-  std::vector<std::uint32_t> send_task_of;     // per message: its send in the source's list
   std::vector<MicroProgram> micro;             // per kernel
   std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward
   const RollPolicy* policy = nullptr;

@@ -46,7 +46,6 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     if (task == no_task) continue;
     shared_.receiver_of[m] = {task, program.nodes[program.messages[m].destination].tasks[task].buffer, program.messages[m].words};
   }
-  shared_.send_task_of = send_tasks(program);
   for (const KernelSpec& k : program.kernels) {
     shared_.micro.push_back(micro_schedule.build(k, split_complex));
     shared_.schedules.push_back(schedule_compute(shared_.micro.back(), config.fma_latency));
@@ -169,7 +168,11 @@ void TorusTop::watch() {
 
 bool TorusTop::sent_in_full(std::uint32_t message) const {
   const Message& m = program().messages[message];
-  return nodes[m.source].task_counts()[shared_.send_task_of[message]] == m.words;
+  // Asked only after a stall: a scan of the source's list, not a table per message kept all run.
+  const std::vector<Task>& tasks = program().nodes[m.source].tasks;
+  for (std::size_t t = 0; t < tasks.size(); ++t)
+    if (tasks[t].kind == TaskKind::Send && tasks[t].message == message) return nodes[m.source].task_counts()[t] == m.words;
+  return false;
 }
 
 // Follows "waits on" from the least advanced node until a node repeats (a cycle of waits) or
