@@ -1,7 +1,7 @@
+#include <malloc.h>
+#include <cstdio>
 // The SystemC engine behind the run driver: elaborates the torus for the Program, simulates it
 // cycle by cycle and hands back what its nodes and links counted.
-
-#include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -16,13 +16,10 @@
 namespace torus {
 namespace {
 
-// Bytes the process holds on the heap now (glibc: all arenas, and chunks mapped on their own).
-std::size_t heap_in_use() {
-  const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-}
-
+std::size_t heap_before = 0;
+std::size_t heap_now() { struct mallinfo2 m = mallinfo2(); return m.uordblks + m.hblkhd; }
 TopConfig top_config(const EngineInputs& in) {
+  heap_before = heap_now();
   const MachineConfig& machine = in.machine;
   const FaultConfig& fault = in.fault;
   const TorusShape& shape = in.program.shape;
@@ -73,9 +70,15 @@ class CycleRun final : public EngineRun {
       if (message.rfind(CycleLimitError::opening, 0) == 0) throw CycleLimitError(message);
       throw;
     }
+    std::size_t hh = heap_now();
+    std::size_t counted = 0;
+    for (std::size_t n = 0; n < top_.nodes.size(); ++n) {
+      counted += top_.nodes[n].state_bytes() + top_.nodes[n].datapath().allocated_words() * top_.nodes[n].datapath().word_bytes();
+      for (Direction d : all_directions) if (top_.link_used(n, d)) counted += top_.link(n, d).bytes();
+    }
+    counted += top_.shared_bytes();
+    std::fprintf(stderr, "HEAP measured %.1f counted %.1f bytes per node\n", double(hh - heap_before) / top_.nodes.size(), double(counted) / top_.nodes.size());
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::size_t heap_now = heap_in_use();
-    heap_grown_ = heap_now > heap_at_start_ ? heap_now - heap_at_start_ : 0;
     if (waveform) waveform->finish();  // a stalled run keeps its waveform: it shows the stall
     check_stall(in.fault);
   }
@@ -90,19 +93,7 @@ class CycleRun final : public EngineRun {
     const std::size_t count = top_.nodes.size();
     r.steps.resize(count, program.global_steps());
     r.nodes.resize(count);
-    std::vector<std::size_t> counted(count);
-    std::size_t counted_total = 0;
-    for (std::size_t n = 0; n < count; ++n) {
-      const Node& node = top_.nodes[n];
-      counted[n] = node.state_bytes() + node.datapath().allocated_words() * node.datapath().word_bytes();
-      for (Direction d : all_directions)
-        if (top_.link_used(n, d)) counted[n] += top_.link(n, d).bytes();
-      counted_total += counted[n];
-    }
-    // What the count leaves out (SystemC's own records of each node, process and link, the
-    // tables the nodes share, allocator overhead) is measured: the heap the engine grew by from
-    // elaboration to the end of the run, less what was counted, shared evenly.
-    const std::size_t uncounted = heap_grown_ > counted_total ? (heap_grown_ - counted_total) / count : 0;
+    const std::size_t shared = top_.shared_bytes() / count;  // the tables all nodes share, evenly
     for (std::size_t n = 0; n < count; ++n) {
       const Node& node = top_.nodes[n];
       const NodeStats& s = node.stats();
@@ -124,7 +115,12 @@ class CycleRun final : public EngineRun {
       for (std::size_t c = 0; c < node.computes().size(); ++c)
         if (node.compute_done()[c] != never) ++out.computes_done[program.nodes[n].tasks[node.computes()[c].task].label.transform];
       out.allocated_words = node.datapath().allocated_words();
-      out.engine_bytes = counted[n] + uncounted;
+      // Its state, values, the links it sends on and its share of what is shared. Not counted:
+      // SystemC's own records of the node, its process and its links (names, registries) and
+      // the allocator's headers, about 4 KiB a node by the heap's growth (README, "Speed").
+      out.engine_bytes = node.state_bytes() + out.allocated_words * node.datapath().word_bytes() + shared;
+      for (Direction d : all_directions)
+        if (top_.link_used(n, d)) out.engine_bytes += top_.link(n, d).bytes();
       r.steps.set(n, node.step_records());
       for (Direction d : all_directions) {
         const LinkStats& ls = top_.link(n, d).stats();
@@ -155,8 +151,6 @@ class CycleRun final : public EngineRun {
     throw StallError(message);
   }
 
-  std::size_t heap_at_start_ = heap_in_use();  // before anything of the torus is built
-  std::size_t heap_grown_ = 0;
   TopConfig config_;
   std::unique_ptr<MicroSchedule> micro_;
   std::unique_ptr<RollPolicy> policy_;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "models/cycle/cycle_runs.hpp"
 #include "models/cycle/link_queue.hpp"
 #include "models/cycle/link_word.hpp"
 #include "models/cycle/ring_queue.hpp"
@@ -138,7 +139,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // Bytes the channel allocates (for the memory report): itself, its queues, and the kernel's
   // copy of its name (a string held apart once longer than its inline 15 characters).
   std::size_t bytes() const {
-    return sizeof(*this) + queue_.bytes() + (returning_credits_.capacity() + ahead_.capacity()) * sizeof(NarrowCycle) +
+    return sizeof(*this) + queue_.bytes() + returning_credits_.bytes() + ahead_.bytes() +
            (fault_ ? sizeof(FaultState) : 0) + name_bytes(name());
   }
   static std::size_t name_bytes(const char* name);
@@ -174,8 +175,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   LinkWord front_;                      // the front word, as front() hands it out
   std::size_t visible_ = 0;             // leading entries of queue_ committed by an update phase
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
-  RingQueue<NarrowCycle> returning_credits_;  // cycle at which each returns to the sender
-  RingQueue<NarrowCycle> ahead_;              // leaving cycles of words sent ahead, not yet known to have left
+  CycleRuns returning_credits_;  // cycle at which each returns to the sender
+  CycleRuns ahead_;              // leaving cycles of words sent ahead, not yet known to have left
   LinkStats stats_;
 };
 

@@ -65,6 +65,12 @@ class LinkPorts : public LinkTaker {
   const DirectionList& send_directions() const { return out_dirs_; }
   std::array<ArrivalHint, direction_count>& hints() { return hints_; }
   std::string describe_queues(Cycle cycle) const;
+  // Bytes the ports allocate besides themselves: the queues of messages waiting for a link.
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    for (const auto& queue : outgoing_) total += queue.capacity() * sizeof(Outgoing);
+    return total;
+  }
 
  private:
   struct Outgoing {

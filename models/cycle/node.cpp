@@ -21,6 +21,19 @@ void NodeContext::allocate_plan(NodePlans& plans, bool keep_trace) {
   if (keep_trace) trace.assign(info.size(), TaskRecord{});
 }
 
+std::size_t RunShared::bytes() const {
+  std::size_t total = receiver_of.capacity() * sizeof(Receiver);
+  for (const MicroProgram& m : micro)
+    total += sizeof(m) + m.instructions.capacity() * sizeof(FmaInstruction) +
+             (m.operand_first_use.capacity() + m.coefficient_first_use.capacity() + m.accumulator_final_order.capacity()) *
+                 sizeof(std::uint32_t);
+  for (const ComputeSchedule& s : schedules)
+    total += sizeof(s) + (s.issue.capacity() + s.ready_before_last.capacity()) * sizeof(Cycle) +
+             s.left_before_last.capacity() * sizeof(std::uint16_t);
+  if (scratch) total += scratch->words.capacity() * sizeof(LinkWord) + scratch->leave.capacity() * sizeof(Cycle);
+  return total;
+}
+
 Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
            std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
            std::function<void(std::size_t, Cycle)> finished)
@@ -72,7 +85,8 @@ std::size_t Node::state_bytes() const {
   return sizeof(Node) + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
          context_.count.capacity() * sizeof(std::uint32_t) + context_.compute_done.capacity() * sizeof(NarrowCycle) +
          context_.steps.capacity() * sizeof(NarrowStepRecord) + context_.trace.capacity() * sizeof(TaskRecord) +
-         context_.completions.capacity() * sizeof(context_.completions[0]);
+         context_.completions.capacity() * sizeof(context_.completions[0]) + ports_.bytes() +
+         (context_.stats.fft_fma.capacity() + context_.stats.fft_butterflies.capacity()) * sizeof(std::uint64_t);
 }
 
 std::pair<std::size_t, std::size_t> Node::progress() const {

@@ -55,7 +55,8 @@ class Node : public sc_core::sc_module {
   const NodeDatapath& datapath() const { return *context_.datapath; }
   bool finished() const { return context_.stats.finish_cycle != never; }
   Cycle last_progress() const { return context_.last_progress; }
-  // Bytes of node state besides the buffer values: scoreboard, task records, its share of its plan.
+  // Bytes of node state besides the buffer values: the object, scoreboard, task and step
+  // records, its share of its plan, its queues of messages waiting for a link.
   std::size_t state_bytes() const;
   // Faults: stop issuing fma from `cycle` on; flip `bit` of the first coefficient word loaded.
   void inject_stuck(Cycle cycle) { stuck_from_ = cycle; }

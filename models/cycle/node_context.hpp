@@ -72,6 +72,7 @@ struct RunShared {
   bool split_complex = false;
   LinkScratch* scratch = nullptr;
   NodePlans* plans = nullptr;  // the nodes' plans, shared where equal
+  std::size_t bytes() const;   // of the tables above (the plans count with their nodes)
 };
 
 struct NodeContext {

@@ -56,6 +56,7 @@ class LinkSet : public sc_core::sc_module {
   LinkChannel& operator[](std::size_t k) { return links_[k] ? *links_[k] : *idle_; }
   const LinkChannel& operator[](std::size_t k) const { return links_[k] ? *links_[k] : *idle_; }
   bool used(std::size_t k) const { return links_[k] != nullptr; }
+  std::size_t idle_bytes() const { return idle_->bytes() + links_.capacity() * sizeof(links_[0]); }
 
  private:
   std::vector<std::unique_ptr<LinkChannel>> links_;  // nullptr: the link carries nothing
@@ -88,6 +89,8 @@ class TorusTop : public sc_core::sc_module {
   // After the watchdog fired: the cycle (or chain) of waits from the least advanced node.
   const std::string& wait_chain() const { return wait_chain_; }
   Cycle period_ticks() const { return clock.period().value(); }
+  // Bytes of the tables the nodes share (per message, per kernel) and of the idle link.
+  std::size_t shared_bytes() const { return shared_.bytes() + links_->idle_bytes(); }
   // What the injected fault did, or empty if none was set or it never fired.
   std::string fault_record() const;
 
