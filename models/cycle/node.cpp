@@ -10,8 +10,8 @@ void NodeContext::fail(const std::string& what) const {
   throw std::logic_error("node " + run->program->describe_node(index) + ": " + what);
 }
 
-void NodeContext::allocate_plan(NodePlans& plans, bool keep_trace) {
-  plan = &plans.intern(plan_node(*node, run->program->ffts));
+void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace) {
+  plan = &plans.of(index);
   info = plan->info;
   computes = plan->computes;
   ffts = plan->ffts;

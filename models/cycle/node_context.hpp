@@ -159,7 +159,7 @@ struct NodeContext {
     r.count += static_cast<std::uint32_t>(n);
     r.last = last;
   }
-  void allocate_plan(NodePlans& plans, bool keep_trace);
+  void allocate_plan(const NodePlans& plans, bool keep_trace);
   const Program& program() const { return *run->program; }
   [[noreturn]] void fail(const std::string& what) const;
 };

@@ -47,6 +47,11 @@ std::size_t NodePlan::bytes() const {
   return total;
 }
 
+NodePlans::NodePlans(const Program& program) {
+  of_node_.reserve(program.nodes.size());
+  for (const NodeProgram& node : program.nodes) of_node_.push_back(&intern(plan_node(node, program.ffts)));
+}
+
 const NodePlan& NodePlans::intern(NodePlan plan) {
   const std::size_t h = hash_plan(plan);
   const auto [first, last] = plans_.equal_range(h);

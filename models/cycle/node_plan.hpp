@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/dataflow.hpp"
+#include "sim/program.hpp"
 
 namespace torus {
 
@@ -38,11 +39,14 @@ struct NodePlan {
 
 NodePlan plan_node(const NodeProgram& node, const std::vector<FftSpec>& ffts);
 
-// The distinct plans of one run's nodes. Not thread-safe: the top builds its nodes one by one.
+// The distinct plans of one run's nodes, and which one each node uses. All are made before the
+// first node is built, so that the analysis's temporaries, and the copies found equal to one
+// already kept, leave no holes between the nodes' own allocations.
 class NodePlans {
  public:
-  // The shared copy equal to `plan` (kept until the run ends).
-  const NodePlan& intern(NodePlan plan);
+  NodePlans() = default;
+  explicit NodePlans(const Program& program);
+  const NodePlan& of(std::size_t node) const { return *of_node_[node]; }
   // A node's share of its plan's bytes: the plan over the nodes that use it.
   std::size_t share_bytes(const NodePlan& plan) const;
 
@@ -51,7 +55,11 @@ class NodePlans {
     std::unique_ptr<NodePlan> plan;
     std::size_t users = 0;
   };
+  // The shared copy equal to `plan` (kept until the run ends).
+  const NodePlan& intern(NodePlan plan);
+
   std::unordered_multimap<std::size_t, Entry> plans_;  // by a hash of the plan
+  std::vector<const NodePlan*> of_node_;
 };
 
 }  // namespace torus

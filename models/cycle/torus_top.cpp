@@ -55,6 +55,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   shared_.fma_per_butterfly = config.fma_per_butterfly;
   shared_.split_complex = split_complex;
   shared_.scratch = &scratch_;
+  plans_ = NodePlans(program);
   shared_.plans = &plans_;
   const TorusShape& shape = program.shape;
   const std::size_t count = shape.node_count();
