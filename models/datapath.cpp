@@ -64,6 +64,7 @@ class TypedDatapath final : public NodeDatapath {
     return words;
   }
   std::size_t word_bytes() const override { return sizeof(T); }
+  std::size_t value_parts() const override { return is_complex_v<T> ? 2 : 1; }
 
  private:
   const Program& program_;
@@ -84,6 +85,7 @@ class NullDatapath final : public NodeDatapath {
   void write(std::uint32_t, std::uint32_t, std::complex<double>) override {}
   std::size_t allocated_words() const override { return words_; }
   std::size_t word_bytes() const override { return word_bytes_; }
+  std::size_t value_parts() const override { return 0; }
   bool holds_values() const override { return false; }
 
  private:

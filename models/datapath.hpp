@@ -35,6 +35,8 @@ class NodeDatapath {
   // Words of storage the node really allocates, and their size in bytes.
   virtual std::size_t allocated_words() const = 0;
   virtual std::size_t word_bytes() const = 0;
+  // Doubles that hold one word's value exactly: 1 for real words, 2 for complex, 0 without values.
+  virtual std::size_t value_parts() const = 0;
   // False when it holds no values (values: off): an engine then need not list the fma it times.
   virtual bool holds_values() const { return true; }
 };

@@ -10,17 +10,6 @@ void StepRecords::resize(std::size_t nodes, std::size_t steps) {
   words_sent.assign(nodes, std::vector<std::uint32_t>(steps, 0));
 }
 
-void StepRecords::set(std::size_t node, const std::vector<StepRecord>& records) {
-  for (std::size_t s = 0; s < records.size() && s < start[node].size(); ++s) {
-    start[node][s] = records[s].start;
-    done[node][s] = records[s].done;
-    first_send[node][s] = records[s].first_send;
-    last_send[node][s] = records[s].last_send;
-    fma[node][s] = records[s].fma;
-    words_sent[node][s] = records[s].words_sent;
-  }
-}
-
 namespace {
 
 // A node's step begins at its first fma. A step without fma on the node (sends only, or an FFT

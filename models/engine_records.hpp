@@ -9,28 +9,43 @@
 #include <vector>
 
 #include "models/cycle_type.hpp"
+#include "models/narrow_cycle.hpp"
 #include "sim/executor.hpp"
 #include "sim/program.hpp"
 #include "sim/timing_report.hpp"
 
 namespace torus {
 
-// Per global step label: what one node did in it.
-struct StepRecord {
-  Cycle start = never;       // first fma
-  Cycle done = never;        // last result usable
-  Cycle first_send = never;  // first and last word of its sends
-  Cycle last_send = never;
+// Per global step label: what one node did in it. `C` holds a cycle: Cycle, or NarrowCycle in
+// the SystemC engine, which keeps one record per node and step (24 bytes instead of 40).
+template <class C>
+struct BasicStepRecord {
+  C start = never;       // first fma
+  C done = never;        // last result usable
+  C first_send = never;  // first and last word of its sends
+  C last_send = never;
   std::uint32_t fma = 0;
   std::uint32_t words_sent = 0;
 };
+using StepRecord = BasicStepRecord<Cycle>;
+using NarrowStepRecord = BasicStepRecord<NarrowCycle>;
 
 // Per node and global step (never / 0 when the node did nothing in that step).
 struct StepRecords {
   std::vector<std::vector<Cycle>> start, done, first_send, last_send;
   std::vector<std::vector<std::uint32_t>> fma, words_sent;
   void resize(std::size_t nodes, std::size_t steps);
-  void set(std::size_t node, const std::vector<StepRecord>& records);
+  template <class C>
+  void set(std::size_t node, const std::vector<BasicStepRecord<C>>& records) {
+    for (std::size_t s = 0; s < records.size() && s < start[node].size(); ++s) {
+      start[node][s] = records[s].start;
+      done[node][s] = records[s].done;
+      first_send[node][s] = records[s].first_send;
+      last_send[node][s] = records[s].last_send;
+      fma[node][s] = records[s].fma;
+      words_sent[node][s] = records[s].words_sent;
+    }
+  }
 };
 
 struct NodeRecord {

@@ -38,6 +38,7 @@ struct FftDataflow {
   std::vector<std::uint32_t> input_generations;   // per input buffer
   std::vector<std::uint32_t> filled_by;           // per input: the receive that filled it, or no_task
   std::vector<std::uint32_t> output_generations;  // per output buffer
+  bool operator==(const FftDataflow&) const = default;
 };
 
 struct NodeDataflow {

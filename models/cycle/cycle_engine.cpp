@@ -1,3 +1,5 @@
+#include <malloc.h>
+#include <cstdio>
 // The SystemC engine behind the run driver: elaborates the torus for the Program, simulates it
 // cycle by cycle and hands back what its nodes and links counted.
 
@@ -9,11 +11,15 @@
 #include "models/cycle/torus_top.hpp"
 #include "models/cycle/vcd_trace.hpp"
 #include "models/engine.hpp"
+#include "models/narrow_cycle.hpp"
 
 namespace torus {
 namespace {
 
+std::size_t heap_before = 0;
+std::size_t heap_now() { struct mallinfo2 m = mallinfo2(); return m.uordblks + m.hblkhd; }
 TopConfig top_config(const EngineInputs& in) {
+  heap_before = heap_now();
   const MachineConfig& machine = in.machine;
   const FaultConfig& fault = in.fault;
   const TorusShape& shape = in.program.shape;
@@ -55,7 +61,23 @@ class CycleRun final : public EngineRun {
     const auto start = std::chrono::steady_clock::now();
     // The kernel's "simulation stopped by user" note is expected: the torus stops itself.
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
-    sc_core::sc_start();
+    try {
+      sc_core::sc_start();
+    } catch (const sc_core::sc_report& report) {
+      // SystemC turns an exception thrown in a process into a report of its message: the
+      // cycle limit is a refusal of the input, so it leaves as one.
+      const std::string message = report.get_msg();
+      if (message.rfind(CycleLimitError::opening, 0) == 0) throw CycleLimitError(message);
+      throw;
+    }
+    std::size_t hh = heap_now();
+    std::size_t counted = 0;
+    for (std::size_t n = 0; n < top_.nodes.size(); ++n) {
+      counted += top_.nodes[n].state_bytes() + top_.nodes[n].datapath().allocated_words() * top_.nodes[n].datapath().word_bytes();
+      for (Direction d : all_directions) if (top_.link_used(n, d)) counted += top_.link(n, d).bytes();
+    }
+    counted += top_.shared_bytes();
+    std::fprintf(stderr, "HEAP measured %.1f counted %.1f bytes per node\n", double(hh - heap_before) / top_.nodes.size(), double(counted) / top_.nodes.size());
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waveform) waveform->finish();  // a stalled run keeps its waveform: it shows the stall
     check_stall(in.fault);
@@ -71,6 +93,7 @@ class CycleRun final : public EngineRun {
     const std::size_t count = top_.nodes.size();
     r.steps.resize(count, program.global_steps());
     r.nodes.resize(count);
+    const std::size_t shared = top_.shared_bytes() / count;  // the tables all nodes share, evenly
     for (std::size_t n = 0; n < count; ++n) {
       const Node& node = top_.nodes[n];
       const NodeStats& s = node.stats();
@@ -89,11 +112,15 @@ class CycleRun final : public EngineRun {
         out.fft_fma[t] = s.fft_fma[t];
         out.fft_butterflies[t] = s.fft_butterflies[t];
       }
-      for (const ComputeFlow& compute : node.computes())
-        if (compute.done != never) ++out.computes_done[program.nodes[n].tasks[compute.task].label.transform];
+      for (std::size_t c = 0; c < node.computes().size(); ++c)
+        if (node.compute_done()[c] != never) ++out.computes_done[program.nodes[n].tasks[node.computes()[c].task].label.transform];
       out.allocated_words = node.datapath().allocated_words();
-      out.engine_bytes = node.state_bytes() + out.allocated_words * node.datapath().word_bytes();
-      for (Direction d : all_directions) out.engine_bytes += top_.link(n, d).bytes();
+      // Its state, values, the links it sends on and its share of what is shared. Not counted:
+      // SystemC's own records of the node, its process and its links (names, registries) and
+      // the allocator's headers, about 4 KiB a node by the heap's growth (README, "Speed").
+      out.engine_bytes = node.state_bytes() + out.allocated_words * node.datapath().word_bytes() + shared;
+      for (Direction d : all_directions)
+        if (top_.link_used(n, d)) out.engine_bytes += top_.link(n, d).bytes();
       r.steps.set(n, node.step_records());
       for (Direction d : all_directions) {
         const LinkStats& ls = top_.link(n, d).stats();

@@ -98,7 +98,7 @@ void TaskSequencer::finish_fft(Cycle usable) {
   if (stats.fft_fma.size() <= transform) stats.fft_fma.resize(transform + 1, 0), stats.fft_butterflies.resize(transform + 1, 0);
   stats.fft_fma[transform] += spec.butterflies() * context_.run->fma_per_butterfly;
   stats.fft_butterflies[transform] += spec.butterflies();
-  step_->done = step_->done == never ? usable : std::max(step_->done, usable);
+  step_->done = step_->done == never ? usable : std::max<Cycle>(step_->done, usable);
   if (!context_.trace.empty()) context_.trace[next_].last = usable;
   context_.send_state_changed = true;
   advance();

@@ -7,10 +7,21 @@
 
 namespace torus {
 
-LinkChannel::LinkChannel(const char* name, Cycle latency, Rational words_per_cycle, std::uint64_t buffer_words)
-    : sc_core::sc_prim_channel(name), latency_(latency), rate_(words_per_cycle), credits_(buffer_words) {
+LinkChannel::LinkChannel(const char* name, Cycle latency, Rational words_per_cycle, std::uint64_t buffer_words,
+                         std::size_t value_parts)
+    : sc_core::sc_prim_channel(name), latency_(latency), rate_(words_per_cycle), credits_(buffer_words), queue_(value_parts) {
   if (latency < 1) throw std::invalid_argument("link_latency must be at least 1 cycle");
   if (buffer_words < 1) throw std::invalid_argument("link_buffer_words must be at least 1");
+}
+
+const LinkFaultRecord& LinkChannel::fault_record() const {
+  static const LinkFaultRecord none;
+  return fault_ ? fault_->record : none;
+}
+
+std::size_t LinkChannel::name_bytes(const char* name) {
+  const std::size_t length = std::char_traits<char>::length(name);
+  return length > 15 ? length + 1 : 0;
 }
 
 void LinkChannel::collect_credits(Cycle cycle) {
@@ -42,7 +53,7 @@ void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t coun
   Cycle at = from;
   while (!ahead_.empty() && ahead_.front() < from) ahead_.pop_front();
   const auto num = static_cast<Cycle>(rate_.num);
-  const bool faultless = !fault_ || fault_record_.fired;
+  const bool faultless = this->faultless();
   for (std::size_t k = 0; k < count; ++k) {
     const auto free_tick = static_cast<Cycle>(next_free_tick_);
     at = std::max<Cycle>(at, num == 1 ? free_tick : free_tick / num);  // the link is free (no division at one word a cycle)
@@ -58,7 +69,7 @@ void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t coun
       ++stats_.active_cycles;
       last_active_cycle_ = at;
     }
-    queue_.push_back({words[k], at + latency_});
+    queue_.push_back(words[k], at + latency_);
   }
   if (!faultless || count == 0) return;
   credits_ -= count;
@@ -81,18 +92,19 @@ void LinkChannel::transmit(Cycle cycle, const LinkWord& sent) {
     ++stats_.active_cycles;
     last_active_cycle_ = cycle;
   }
-  if (fault_ && !fault_record_.fired && cycle >= fault_->from) return transmit_faulty(cycle, sent);
-  queue_.push_back({sent, cycle + latency_});  // not visible to the receiver before the update phase
+  if (!faultless() && cycle >= fault_->fault.from) return transmit_faulty(cycle, sent);
+  queue_.push_back(sent, cycle + latency_);  // not visible to the receiver before the update phase
   request_update();
 }
 
 void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
-  fault_record_ = {true, sent, cycle, 0};
-  if (fault_->drop) return;  // it left; it never arrives, and its credit never returns
+  LinkFaultRecord& record = fault_->record;
+  record = {true, sent, cycle, 0};
+  if (fault_->fault.drop) return;  // it left; it never arrives, and its credit never returns
   LinkWord word = sent;
-  word.value = {with_bit_flipped(word.value.real(), fault_->bit), word.value.imag()};
-  fault_record_.became = word.value.real();
-  queue_.push_back({word, cycle + latency_});
+  word.value = {with_bit_flipped(word.value.real(), fault_->fault.bit), word.value.imag()};
+  record.became = word.value.real();
+  queue_.push_back(word, cycle + latency_);
   request_update();
 }
 
@@ -104,7 +116,7 @@ void LinkChannel::update() {
   const Cycle now_ticks = sc_core::sc_time_stamp().value();
   // A receiver frozen while it waits may take the words now, each as if popped on arrival (at
   // most one word a cycle arrives when the rate is at most 1, so the buffer never holds more).
-  if (taker_ && rate_.num <= rate_.den && visible_ == 0) offer_to_taker(queue_.size(), [](const CommittedWord&) { return true; });
+  if (taker_ && rate_.num <= rate_.den && visible_ == 0) offer_to_taker(queue_.size(), [](const QueuedWord&) { return true; });
   if (visible_ < queue_.size() && hint_) {
     const Cycle arrival = queue_[visible_].arrival;
     if (arrival < hint_->next) {
@@ -117,7 +129,7 @@ void LinkChannel::update() {
 
 void LinkChannel::offer_committed(Cycle now) {
   if (!taker_ || rate_.num > rate_.den) return;
-  offer_to_taker(visible_, [now](const CommittedWord& c) { return c.arrival > now; });
+  offer_to_taker(visible_, [now](const QueuedWord& c) { return c.arrival > now; });
 }
 
 // Taken words count as popped on arrival: each returns its credit `latency` later.
@@ -125,10 +137,10 @@ template <class Offer>
 void LinkChannel::offer_to_taker(std::size_t limit, Offer offer) {
   while (limit > 0) {
     std::size_t available = 0;
-    const CommittedWord* run = queue_.front_run(available);
+    const CommittedRun run = queue_.front_run(available);
     available = std::min(available, limit);
     std::size_t offered = 0;
-    while (offered < available && offer(run[offered])) ++offered;
+    while (offered < available && offer(run.words[offered])) ++offered;
     const std::size_t taken = offered == 0 ? 0 : taker_->take(run, offered);
     for (std::size_t k = 0; k < taken; ++k) {
       returning_credits_.push_back(queue_.front().arrival + latency_);
@@ -150,7 +162,9 @@ const LinkWord* LinkChannel::front(Cycle cycle) {
   // Polled every cycle: answer "nothing yet" without touching the occupancy count.
   if (visible_ == 0 || queue_.front().arrival > cycle) return nullptr;
   observe(cycle);
-  return &queue_.front().word;
+  const QueuedWord& front = queue_.front();
+  front_ = {queue_.front_value(), front.message, front.index, front.hop};
+  return &front_;
 }
 
 void LinkChannel::pop(Cycle cycle) {

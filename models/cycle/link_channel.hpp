@@ -13,9 +13,11 @@
 // - Evaluate/update: a word sent in one delta cycle becomes visible to the receiver only in the
 //   channel's update phase, so the order in which SystemC runs the two ends can never matter.
 
-#include <optional>
+#include <memory>
 #include <string>
 
+#include "models/cycle/cycle_runs.hpp"
+#include "models/cycle/link_queue.hpp"
 #include "models/cycle/link_word.hpp"
 #include "models/cycle/ring_queue.hpp"
 #include "models/cycle/systemc.hpp"
@@ -32,20 +34,14 @@ struct ArrivalHint {
   Cycle period_ticks = 1;
 };
 
-// A word on its way: it can be read from `arrival` on.
-struct CommittedWord {
-  LinkWord word;
-  Cycle arrival;
-};
-
 // A receiver that may take words when they are committed instead of when they arrive: `take`
-// stores the longest prefix of `words` it can, each as if popped at its arrival cycle, and
-// returns how many; the others wait in the buffer as usual. Only asked while nothing earlier
-// waits in the buffer. Arrivals in `words` never decrease.
+// stores the longest prefix of the `count` words of `run` it can, each as if popped at its
+// arrival cycle, and returns how many; the others wait in the buffer as usual. Only asked while
+// nothing earlier waits in the buffer. Arrivals in `run` never decrease.
 class LinkTaker {
  public:
   virtual ~LinkTaker() = default;
-  virtual std::size_t take(const CommittedWord* words, std::size_t count) = 0;
+  virtual std::size_t take(const CommittedRun& run, std::size_t count) = 0;
 };
 
 // The sending end.
@@ -111,14 +107,16 @@ struct LinkStats {
 
 class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public LinkReceiveIf {
  public:
-  LinkChannel(const char* name, Cycle latency, Rational words_per_cycle, std::uint64_t buffer_words);
+  // `value_parts`: doubles each word's value needs (0: values off, 1 real, 2 complex).
+  LinkChannel(const char* name, Cycle latency, Rational words_per_cycle, std::uint64_t buffer_words,
+              std::size_t value_parts = 2);
 
   bool can_send(Cycle cycle) override;
   void send(Cycle cycle, const LinkWord& word) override;
   bool starved_of_credit() const override { return starved_; }
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
-  Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front().arrival; }
+  Cycle next_arrival() const override { return visible_ == 0 ? never : Cycle{queue_.front().arrival}; }
   void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
   void attach_taker(LinkTaker* taker) override { taker_ = taker; }
   void offer_committed(Cycle now) override;
@@ -133,16 +131,18 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // For waveforms: words that have arrived and wait to be taken.
   const std::size_t& occupancy() const { return arrived_; }
   bool idle() const { return queue_.empty(); }
-  void inject(LinkFault fault) { fault_ = std::move(fault); }
-  const std::optional<LinkFault>& fault() const { return fault_; }
-  // What the injected fault did, once it has fired.
-  const LinkFaultRecord& fault_record() const { return fault_record_; }
+  void inject(LinkFault fault) { fault_ = std::make_unique<FaultState>(FaultState{std::move(fault), {}}); }
+  const LinkFault* fault() const { return fault_ ? &fault_->fault : nullptr; }
+  // What the injected fault did, once it has fired (nothing fired without a fault).
+  const LinkFaultRecord& fault_record() const;
   Cycle latency() const { return latency_; }
-  // Bytes the channel allocates (for the memory report).
+  // Bytes the channel allocates (for the memory report): itself, its queues, and the kernel's
+  // copy of its name (a string held apart once longer than its inline 15 characters).
   std::size_t bytes() const {
-    return sizeof(*this) + queue_.capacity() * sizeof(CommittedWord) +
-           (returning_credits_.capacity() + ahead_.capacity()) * sizeof(Cycle);
+    return sizeof(*this) + queue_.bytes() + returning_credits_.bytes() + ahead_.bytes() +
+           (fault_ ? sizeof(FaultState) : 0) + name_bytes(name());
   }
+  static std::size_t name_bytes(const char* name);
 
  private:
   void update() override;
@@ -154,6 +154,13 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // Offers the taker the first `limit` words, from the front, as long as `offer` holds for each.
   template <class Offer>
   void offer_to_taker(std::size_t limit, Offer offer);
+  bool faultless() const { return !fault_ || fault_->record.fired; }
+
+  // An injected fault and its record, held apart: only one link of a run may have one.
+  struct FaultState {
+    LinkFault fault;
+    LinkFaultRecord record;
+  };
 
   Cycle latency_;
   Rational rate_;
@@ -163,13 +170,13 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   bool starved_ = false;
   ArrivalHint* hint_ = nullptr;
   LinkTaker* taker_ = nullptr;
-  std::optional<LinkFault> fault_;
-  LinkFaultRecord fault_record_;
-  RingQueue<CommittedWord> queue_;           // sent, not popped, in order
+  std::unique_ptr<FaultState> fault_;
+  LinkQueue queue_;                     // sent, not popped, in order
+  LinkWord front_;                      // the front word, as front() hands it out
   std::size_t visible_ = 0;             // leading entries of queue_ committed by an update phase
   std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
-  RingQueue<Cycle> returning_credits_;  // cycle at which each returns to the sender
-  RingQueue<Cycle> ahead_;              // leaving cycles of words sent ahead, not yet known to have left
+  CycleRuns returning_credits_;  // cycle at which each returns to the sender
+  CycleRuns ahead_;              // leaving cycles of words sent ahead, not yet known to have left
   LinkStats stats_;
 };
 

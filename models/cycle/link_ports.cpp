@@ -96,7 +96,7 @@ bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
   const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return (o.compute == no_task || context_.computes[o.compute].done <= cycle) && NodeMemory::present(w, o.generation, cycle);
+      return (o.compute == no_task || context_.compute_done[o.compute] <= cycle) && NodeMemory::present(w, o.generation, cycle);
     case SendRelease::WordPresent: return NodeMemory::present(w, o.generation, cycle);
     case SendRelease::WordFinal: return w.writes_left == 0 && NodeMemory::present(w, o.generation, cycle);
   }
@@ -106,11 +106,12 @@ bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
 Cycle LinkPorts::release_cycle(const Outgoing& o) const {
   const WordState& w = context_.memory.buffer(o.buffer).words[word_at(o)];
   if (w.generation != o.generation) return never;
+  const Cycle ready = w.ready;
   switch (o.release) {
     case SendRelease::ComputeDone:
-      return o.compute == no_task ? w.ready : std::max(w.ready, context_.computes[o.compute].done);
-    case SendRelease::WordPresent: return w.ready;
-    case SendRelease::WordFinal: return w.writes_left == 0 ? w.ready : never;
+      return o.compute == no_task ? ready : std::max<Cycle>(ready, context_.compute_done[o.compute]);
+    case SendRelease::WordPresent: return ready;
+    case SendRelease::WordFinal: return w.writes_left == 0 ? ready : never;
   }
   return never;
 }
@@ -199,7 +200,7 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
 // at the cycles the link frees up, exactly as stepping cycle by cycle would send them.
 bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   const std::uint32_t remaining = o.words - o.position;
-  if (o.compute != no_task && context_.computes[o.compute].done > cycle) return false;
+  if (o.compute != no_task && context_.compute_done[o.compute] > cycle) return false;
   const BufferState& buffer = context_.memory.buffer(o.buffer);
   for (std::uint32_t k = o.position; k < o.words; ++k) {
     const std::uint32_t w = o.order ? (*o.order)[k] : k;
@@ -250,10 +251,10 @@ void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
 
 // For reports: `words` of the message left, the first at `first`, the last at `last`.
 void LinkPorts::record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last) {
-  StepRecord& step = *o.step;
+  NarrowStepRecord& step = *o.step;
   // Words sent ahead have their own cycles, so the step's sends are not noted in time order.
-  step.first_send = std::min(step.first_send, first);
-  step.last_send = step.last_send == never ? last : std::max(step.last_send, last);
+  step.first_send = std::min<Cycle>(step.first_send, first);
+  step.last_send = step.last_send == never ? last : std::max<Cycle>(step.last_send, last);
   step.words_sent += words;
   context_.stats.words_sent += words;
   context_.last_progress = std::max(context_.last_progress, last);

@@ -42,7 +42,7 @@ class LinkPorts : public LinkTaker {
   void enable_batching() { batching_ = true; }
   // Takes ahead the words already committed that arrive after `now` (for a node going to sleep).
   void take_committed(Cycle now);
-  std::size_t take(const CommittedWord* words, std::size_t count) override;
+  std::size_t take(const CommittedRun& words, std::size_t count) override;
 
   // Directions this node's traffic (own and passing through) uses: bit d of each mask; and
   // whether any message passes through it (else the router never looks at input ports).
@@ -65,6 +65,12 @@ class LinkPorts : public LinkTaker {
   const DirectionList& send_directions() const { return out_dirs_; }
   std::array<ArrivalHint, direction_count>& hints() { return hints_; }
   std::string describe_queues(Cycle cycle) const;
+  // Bytes the ports allocate besides themselves: the queues of messages waiting for a link.
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    for (const auto& queue : outgoing_) total += queue.capacity() * sizeof(Outgoing);
+    return total;
+  }
 
  private:
   struct Outgoing {
@@ -76,7 +82,7 @@ class LinkPorts : public LinkTaker {
     std::uint32_t compute;                      // index in NodeContext::computes, or no_task
     SendRelease release;
     const std::vector<std::uint32_t>* order;    // word order, nullptr: 0, 1, 2, ...
-    StepRecord* step;                           // the report record of the send's step
+    NarrowStepRecord* step;                     // the report record of the send's step
     Cycle posted;                               // the cycle the sequencer posted it
     std::uint32_t position = 0;
   };
@@ -108,7 +114,7 @@ class LinkPorts : public LinkTaker {
   void check_block(const Outgoing& o) const;
   void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
   void record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last);
-  std::size_t store_run(const CommittedWord* words, std::size_t count);
+  std::size_t store_run(const CommittedRun& words, std::size_t count);
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;

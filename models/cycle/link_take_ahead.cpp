@@ -21,23 +21,23 @@ void LinkPorts::take_committed(Cycle now) {
 // Committed words: each stored now with its arrival as its ready cycle, if stepping would have
 // stored it on arrival (its receive posted already, its place free by then). A committed block
 // comes as one run of its message's words: looked up once, stored in one loop.
-std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
+std::size_t LinkPorts::take(const CommittedRun& words, std::size_t count) {
   if (!batching_) return 0;
   std::size_t taken = 0;
   Cycle wake = never;
   bool gate_filled = false;
   while (taken < count) {
-    const std::uint32_t message = words[taken].word.message;
+    const std::uint32_t message = words.words[taken].message;
     if (taking_.message != message) {
       const RunShared::Receiver& r = context_.run->receiver_of[message];
       taking_ = {message, r.task, r.buffer, context_.info[r.task], r.words};
     }
     if (taking_.task >= *context_.posted_before) break;
     std::size_t end = taken;
-    while (end < count && words[end].word.message == message) ++end;
-    const std::size_t stored = store_run(words + taken, end - taken);
+    while (end < count && words.words[end].message == message) ++end;
+    const std::size_t stored = store_run(words.from(taken), end - taken);
     if (stored == 0) break;
-    const Cycle first = words[taken].arrival, last = words[taken + stored - 1].arrival;
+    const Cycle first = words.words[taken].arrival, last = words.words[taken + stored - 1].arrival;
     context_.note_run(taking_.task, stored, first, last);
     // The node must look again when the receive is complete (a compute may start) or when a
     // queued send is waiting for this very content; the first such word is enough, since a
@@ -56,22 +56,23 @@ std::size_t LinkPorts::take(const CommittedWord* words, std::size_t count) {
   if (gate_filled) wake = std::min(wake, context_.gate_opens_at());
   context_.incoming_left -= taken;
   context_.stats.words_received += taken;
-  context_.last_progress = std::max(context_.last_progress, words[taken - 1].arrival);
+  context_.last_progress = std::max<Cycle>(context_.last_progress, words.words[taken - 1].arrival);
   context_.send_state_changed = true;
   if (wake != never) wake_at(wake);
   return taken;
 }
 
 // The leading words of one message's run that may land in their places as of their arrivals.
-std::size_t LinkPorts::store_run(const CommittedWord* words, std::size_t count) {
+std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
   const std::uint32_t into = taking_.buffer;
   if (into == no_buffer) return count;  // dropped: nothing to store
   BufferState& buffer = context_.memory.buffer(into);
   std::size_t k = 0;
   for (; k < count; ++k) {
-    const auto& [word, arrival] = words[k];
+    const QueuedWord& word = words.words[k];
+    const Cycle arrival = word.arrival;
     if (!buffer.words[word.index].replaceable(arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) break;
-    context_.datapath->write(into, word.index, word.value);
+    context_.datapath->write(into, word.index, words.value(k));
     context_.memory.store(into, word.index, taking_.generation, arrival);
   }
   if (k > 0 && context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[taking_.message].tag;
@@ -83,7 +84,7 @@ bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const
     if (outgoing_[d].empty()) continue;
     const Outgoing& head = outgoing_[d].front();
     if (head.buffer != buffer || head.generation != generation) continue;
-    if (head.release == SendRelease::ComputeDone && head.compute != no_task && context_.computes[head.compute].done == never) continue;
+    if (head.release == SendRelease::ComputeDone && head.compute != no_task && context_.compute_done[head.compute] == never) continue;
     return true;
   }
   return false;

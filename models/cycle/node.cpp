@@ -10,30 +10,28 @@ void NodeContext::fail(const std::string& what) const {
   throw std::logic_error("node " + run->program->describe_node(index) + ": " + what);
 }
 
-// Keeps of the dataflow analysis only what the engine reads while it runs.
-void NodeContext::allocate_plan(bool keep_trace) {
-  NodeDataflow dataflow = analyse_dataflow(*node, run->program->ffts);
-  const std::vector<TaskDataflow>& flow = dataflow.tasks;
-  ffts = std::move(dataflow.ffts);
-  info.resize(flow.size());
-  count.assign(flow.size(), 0);
-  std::uint32_t steps_seen = 0;
-  for (std::uint32_t i = 0; i < flow.size(); ++i) {
-    const Task& t = task(i);
-    steps_seen = std::max(steps_seen, t.label.global_step + 1);
-    if (t.kind == TaskKind::Fft) {
-      info[i] = flow[i].fft;
-      continue;
-    }
-    if (t.kind != TaskKind::Compute) {
-      info[i] = flow[i].generation;
-      continue;
-    }
-    info[i] = static_cast<std::uint32_t>(computes.size());
-    computes.push_back({i, flow[i].generation, flow[i].operand_generation, flow[i].coefficient_generation, flow[i].filled_by, never});
-  }
-  steps.assign(steps_seen, StepRecord{});
-  if (keep_trace) trace.assign(flow.size(), TaskRecord{});
+void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace) {
+  plan = &plans.of(index);
+  info = plan->info;
+  computes = plan->computes;
+  ffts = plan->ffts;
+  count.assign(info.size(), 0);
+  compute_done.assign(computes.size(), never);
+  steps.assign(plan->steps, NarrowStepRecord{});
+  if (keep_trace) trace.assign(info.size(), TaskRecord{});
+}
+
+std::size_t RunShared::bytes() const {
+  std::size_t total = receiver_of.capacity() * sizeof(Receiver);
+  for (const MicroProgram& m : micro)
+    total += sizeof(m) + m.instructions.capacity() * sizeof(FmaInstruction) +
+             (m.operand_first_use.capacity() + m.coefficient_first_use.capacity() + m.accumulator_final_order.capacity()) *
+                 sizeof(std::uint32_t);
+  for (const ComputeSchedule& s : schedules)
+    total += sizeof(s) + (s.issue.capacity() + s.ready_before_last.capacity()) * sizeof(Cycle) +
+             s.left_before_last.capacity() * sizeof(std::uint16_t);
+  if (scratch) total += scratch->words.capacity() * sizeof(LinkWord) + scratch->leave.capacity() * sizeof(Cycle);
+  return total;
 }
 
 Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
@@ -51,7 +49,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   context_.index = index;
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
-  context_.allocate_plan(settings.trace_tasks);
+  context_.allocate_plan(*run.plans, settings.trace_tasks);
   sequencer_.start();
   context_.posted_before = sequencer_.next_task_pointer();
   context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
@@ -76,18 +74,19 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
 
 void Node::start_of_simulation() {
   for (std::size_t d = 0; d < direction_count; ++d) {
-    context_.out[d] = out[d].operator->();
-    context_.in[d] = in[d].operator->();
     ports_.hints()[d] = {never, &asleep_, &wake_, settings_.period_ticks};
+    if (!context_.in[d]) continue;  // no traffic comes from there
     context_.in[d]->attach_arrival_hint(&ports_.hints()[d]);
     if (batching_) context_.in[d]->attach_taker(&ports_);
   }
 }
 
 std::size_t Node::state_bytes() const {
-  return sizeof(Node) + context_.memory.bytes() + (context_.info.capacity() + context_.count.capacity()) * sizeof(std::uint32_t) +
-         context_.computes.capacity() * sizeof(ComputeFlow) + context_.steps.capacity() * sizeof(StepRecord) +
-         context_.trace.capacity() * sizeof(TaskRecord);
+  return sizeof(Node) + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
+         context_.count.capacity() * sizeof(std::uint32_t) + context_.compute_done.capacity() * sizeof(NarrowCycle) +
+         context_.steps.capacity() * sizeof(NarrowStepRecord) + context_.trace.capacity() * sizeof(TaskRecord) +
+         context_.completions.capacity() * sizeof(context_.completions[0]) + ports_.bytes() +
+         (context_.stats.fft_fma.capacity() + context_.stats.fft_butterflies.capacity()) * sizeof(std::uint64_t);
 }
 
 std::pair<std::size_t, std::size_t> Node::progress() const {

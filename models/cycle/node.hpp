@@ -32,26 +32,31 @@ struct NodeSettings {
 
 class Node : public sc_core::sc_module {
  public:
-  // Indexed by Direction: out[d] sends to the neighbour in direction d, in[d] receives from it.
-  sc_core::sc_vector<sc_core::sc_port<LinkSendIf>> out{"out", direction_count};
-  sc_core::sc_vector<sc_core::sc_port<LinkReceiveIf>> in{"in", direction_count};
-
   // `tick` fires once per cycle (the clock's rising edge); `finished` is called once.
   Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
        std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
        std::function<void(std::size_t, Cycle)> finished);
 
+  // The links, wired by the top before the simulation starts, only in the directions the node's
+  // traffic uses (NodeSettings' masks): the link in direction d that sends to the neighbour
+  // there, and the one that receives from it. Plain interface pointers, not sc_ports: twelve
+  // ports and their binding records would cost a node more than its whole scoreboard.
+  void connect_out(std::size_t d, LinkSendIf& link) { context_.out[d] = &link; }
+  void connect_in(std::size_t d, LinkReceiveIf& link) { context_.in[d] = &link; }
+
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
   const std::vector<std::uint32_t>& task_counts() const { return context_.count; }
-  const std::vector<ComputeFlow>& computes() const { return context_.computes; }
-  const std::vector<StepRecord>& step_records() const { return context_.steps; }
+  std::span<const ComputeFlow> computes() const { return context_.computes; }
+  const std::vector<NarrowCycle>& compute_done() const { return context_.compute_done; }
+  const std::vector<NarrowStepRecord>& step_records() const { return context_.steps; }
   const std::vector<TaskRecord>& task_trace() const { return context_.trace; }  // empty unless asked
   const FmaPipeline& pipeline() const { return pipeline_; }
   const NodeDatapath& datapath() const { return *context_.datapath; }
   bool finished() const { return context_.stats.finish_cycle != never; }
   Cycle last_progress() const { return context_.last_progress; }
-  // Bytes of node state besides the buffer values: scoreboard, task records.
+  // Bytes of node state besides the buffer values: the object, scoreboard, task and step
+  // records, its share of its plan, its queues of messages waiting for a link.
   std::size_t state_bytes() const;
   // Faults: stop issuing fma from `cycle` on; flip `bit` of the first coefficient word loaded.
   void inject_stuck(Cycle cycle) { stuck_from_ = cycle; }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "models/cycle/fma_pipeline.hpp"
 #include "models/cycle/link_channel.hpp"
 #include "models/cycle/node_memory.hpp"
+#include "models/cycle/node_plan.hpp"
 #include "models/engine_records.hpp"
 #include "sim/dataflow.hpp"
 #include "sim/micro_schedule.hpp"
@@ -46,15 +48,6 @@ struct TaskRecord {
   std::uint32_t count = 0;
 };
 
-// Per compute task, in list order: the generations it reads (sim/dataflow.hpp), the receives
-// whose words it must wait for, and when its last result is usable.
-struct ComputeFlow {
-  std::uint32_t task = 0;
-  std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
-  std::array<std::uint32_t, 3> filled_by{};  // receive tasks (accumulator, operand, coefficient) or no_task
-  Cycle done = never;
-};
-
 // Working space for a node's batched sends, shared by the nodes of one run (SystemC runs one
 // process at a time, and no node keeps it across calls).
 struct LinkScratch {
@@ -71,7 +64,6 @@ struct RunShared {
     std::uint32_t task = no_task, buffer = no_buffer, words = 0;
   };
   std::vector<Receiver> receiver_of;
-  std::vector<std::uint32_t> send_task_of;     // per message: its send in the source's list
   std::vector<MicroProgram> micro;             // per kernel
   std::vector<ComputeSchedule> schedules;      // per kernel, for fast-forward
   const RollPolicy* policy = nullptr;
@@ -79,19 +71,22 @@ struct RunShared {
   std::uint64_t fma_per_butterfly = 8;  // docs/timing-model.md, "FFT tasks"
   bool split_complex = false;
   LinkScratch* scratch = nullptr;
+  NodePlans* plans = nullptr;  // the nodes' plans, shared where equal
+  std::size_t bytes() const;   // of the tables above (the plans count with their nodes)
 };
 
 struct NodeContext {
   std::size_t index = 0;
   const RunShared* run = nullptr;
   const NodeProgram* node = nullptr;
-  // Per task: load, receive, send: the buffer generation it writes or sends; compute: its index
-  // in `computes`.
-  std::vector<std::uint32_t> info;
+  // The node's plan (shared with the nodes that have the same), seen through its parts.
+  const NodePlan* plan = nullptr;
+  std::span<const std::uint32_t> info;      // NodePlan::info
+  std::span<const ComputeFlow> computes;    // NodePlan::computes
+  std::span<const FftDataflow> ffts;        // NodePlan::ffts
+  std::vector<NarrowCycle> compute_done;    // per compute: the cycle its last result is usable
   std::vector<std::uint32_t> count;  // per task: words stored, fma issued or words sent
-  std::vector<ComputeFlow> computes;
-  std::vector<FftDataflow> ffts;     // per FFT task, in list order (TaskDataflow::fft)
-  std::vector<StepRecord> steps;     // per global step label
+  std::vector<NarrowStepRecord> steps;  // per global step label
   std::vector<TaskRecord> trace;     // per task, when asked
   // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their
   // last word arrives. Until then they count as incomplete.
@@ -165,7 +160,7 @@ struct NodeContext {
     r.count += static_cast<std::uint32_t>(n);
     r.last = last;
   }
-  void allocate_plan(bool keep_trace);
+  void allocate_plan(const NodePlans& plans, bool keep_trace);
   const Program& program() const { return *run->program; }
   [[noreturn]] void fail(const std::string& what) const;
 };

@@ -9,7 +9,7 @@ void NodeMemory::allocate(const NodeProgram& node, std::size_t components) {
   buffers_.resize(node.buffers.size());
   for (std::size_t b = 0; b < node.buffers.size(); ++b) {
     buffers_[b].words.assign(node.buffers[b].words, WordState{});
-    if (components > 1) buffers_[b].component_ready.assign(node.buffers[b].words * components, 0);
+    if (components > 1) buffers_[b].component_ready.assign(node.buffers[b].words * components, NarrowCycle{});
   }
 }
 
@@ -19,7 +19,7 @@ void NodeMemory::place(std::uint32_t b, std::uint32_t generation, Cycle cycle, c
     w.ready = cycle;
     w.generation = generation;
   }
-  std::fill(buf.component_ready.begin(), buf.component_ready.end(), cycle);
+  std::fill(buf.component_ready.begin(), buf.component_ready.end(), NarrowCycle(cycle));
   buf.tag = tag;
 }
 
@@ -55,7 +55,7 @@ void NodeMemory::release_pending(std::uint32_t b, std::uint32_t generation, std:
 std::size_t NodeMemory::bytes() const {
   std::size_t total = buffers_.capacity() * sizeof(BufferState);
   for (const BufferState& b : buffers_)
-    total += b.words.capacity() * sizeof(WordState) + b.component_ready.capacity() * sizeof(Cycle) +
+    total += b.words.capacity() * sizeof(WordState) + b.component_ready.capacity() * sizeof(NarrowCycle) +
              b.pending_sends.capacity() * sizeof(b.pending_sends[0]);
   return total;
 }

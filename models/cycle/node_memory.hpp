@@ -9,23 +9,28 @@
 #include <utility>
 #include <vector>
 
+#include "models/narrow_cycle.hpp"
 #include "models/cycle/systemc.hpp"
 #include "sim/program.hpp"
 
 namespace torus {
 
+// 16 bytes: one is kept for every word of every node's buffers.
 struct WordState {
-  Cycle ready = 0;               // first cycle the value may be read (max over components)
-  Cycle left_at = never;         // the cycle it last left on a link: replaceable from the next one
-  std::uint32_t generation = 0;  // 0: never written
-  std::uint16_t owed = 0;        // posted sends that must take this word before it is replaced
-  std::uint16_t writes_left = 0; // updates the current compute still makes to it
-  bool replaceable(Cycle cycle) const { return owed == 0 && (left_at == never || left_at < cycle); }
+  NarrowCycle ready = 0;          // first cycle the value may be read (max over components)
+  NarrowCycle left_at = never;    // the cycle it last left on a link: replaceable from the next one
+  std::uint32_t generation = 0;   // 0: never written
+  std::uint16_t owed = 0;         // posted sends that must take this word before it is replaced
+  std::uint16_t writes_left = 0;  // updates the current compute still makes to it
+  bool replaceable(Cycle cycle) const {
+    const Cycle left = left_at;
+    return owed == 0 && (left == never || left < cycle);
+  }
 };
 
 struct BufferState {
   std::vector<WordState> words;
-  std::vector<Cycle> component_ready;  // split complex only: per word * 2 + component
+  std::vector<NarrowCycle> component_ready;  // split complex only: per word * 2 + component
   DataTag tag;                         // what the buffer holds now
   std::uint32_t owed_words = 0;        // words with owed > 0
   Cycle busy_until = never;            // the last cycle a word of it leaves (sends scheduled ahead)
@@ -73,7 +78,8 @@ class NodeMemory {
     BufferState& buf = buffers_[b];
     WordState& w = buf.words[word];
     if (--w.owed == 0) --buf.owed_words;
-    w.left_at = w.left_at == never ? left_at : std::max(w.left_at, left_at);
+    const Cycle before = w.left_at;
+    w.left_at = before == never ? left_at : std::max(before, left_at);
     buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
   }
   // No word of the buffer is owed (landed or still arriving) or still to leave by `cycle`: it

@@ -16,6 +16,7 @@ class RingQueue {
   std::size_t size() const { return size_; }
   std::size_t capacity() const { return items_.capacity(); }
   T& front() { return items_[head_]; }
+  T& back() { return items_[(head_ + size_ - 1) & mask_]; }
   const T& front() const { return items_[head_]; }
   // The i-th element from the front.
   const T& operator[](std::size_t i) const { return items_[(head_ + i) & mask_]; }

@@ -166,7 +166,7 @@ bool TaskSequencer::gate_open() const {
   return open != never ? open <= cycle_ : std::all_of(context_.gate.begin(), context_.gate.end(), [](std::uint32_t r) { return r == no_task; });
 }
 
-Cycle& TaskSequencer::target_ready(const FmaInstruction& instruction) {
+NarrowCycle& TaskSequencer::target_ready(const FmaInstruction& instruction) {
   if (!current_.component_ready) return current_.accumulator[instruction.accumulator].ready;
   return current_.component_ready[micro_->target(instruction)];
 }
@@ -210,8 +210,8 @@ void TaskSequencer::issue_one(Cycle cycle) {
 }
 
 void TaskSequencer::finish(Cycle) {
-  context_.computes[last_compute_].done = last_result_;
-  step_->done = step_->done == never ? last_result_ : std::max(step_->done, last_result_);
+  context_.compute_done[last_compute_] = last_result_;
+  step_->done = step_->done == never ? last_result_ : std::max<Cycle>(step_->done, last_result_);
   if (!context_.trace.empty()) context_.trace[next_].last = last_result_;
   context_.send_state_changed = true;
   advance();
@@ -301,8 +301,8 @@ Cycle TaskSequencer::time_run(Cycle cycle, Cycle limit, Cycle& first_issue) {
   std::uint64_t stalls = 0;
   while (instruction_ < last) {
     const FmaInstruction& i = instructions[instruction_];
-    Cycle& target = split ? current_.component_ready[micro_->target(i)] : accumulator[i.accumulator].ready;
-    const Cycle earliest = std::max({t, target, current_.operand[i.operand].ready, current_.coefficient[i.coefficient].ready});
+    NarrowCycle& target = split ? current_.component_ready[micro_->target(i)] : accumulator[i.accumulator].ready;
+    const Cycle earliest = std::max<Cycle>({t, target, current_.operand[i.operand].ready, current_.coefficient[i.coefficient].ready});
     if (earliest >= limit) break;
     stalls += earliest - t;
     if (first_issue == never) first_issue = earliest;

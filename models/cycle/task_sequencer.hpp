@@ -68,7 +68,7 @@ class TaskSequencer {
   Cycle place_whole_run(Cycle cycle, Cycle& first_issue);
   void finish(Cycle cycle);
   void load(const Task& task, Cycle cycle);
-  Cycle& target_ready(const FmaInstruction& instruction);
+  NarrowCycle& target_ready(const FmaInstruction& instruction);
   // FFT tasks (fft_sequencer.cpp; docs/timing-model.md, "FFT tasks"). step_fft: enters the FFT
   // at the pointer or issues its fma of this cycle; true when it was passed.
   bool step_fft(Cycle cycle, Blocked& blocked, std::size_t& issued);
@@ -93,7 +93,7 @@ class TaskSequencer {
     const WordState* operand = nullptr;
     const WordState* coefficient = nullptr;
     std::size_t operand_words = 0, coefficient_words = 0;
-    Cycle* component_ready = nullptr;  // split complex only
+    NarrowCycle* component_ready = nullptr;  // split complex only
     std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
     std::uint32_t accumulator_buffer = 0, operand_buffer = 0, coefficient_buffer = 0;
   };
@@ -114,7 +114,7 @@ class TaskSequencer {
   const MicroProgram* micro_ = nullptr;
   Cycle last_result_ = 0;
   Cycle first_cycle_ = 0;       // when the current compute's first fma issued
-  StepRecord* step_ = nullptr;  // the report record of the compute's step
+  NarrowStepRecord* step_ = nullptr;  // the report record of the compute's step
   Cycle cycle_ = 0;             // the cycle being issued
   std::uint32_t replacing_ = no_buffer;  // the buffer a load or compute waits to replace
   struct FftProgress {

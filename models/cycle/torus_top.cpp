@@ -47,7 +47,6 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     if (task == no_task) continue;
     shared_.receiver_of[m] = {task, program.nodes[program.messages[m].destination].tasks[task].buffer, program.messages[m].words};
   }
-  shared_.send_task_of = send_tasks(program);
   for (const KernelSpec& k : program.kernels) {
     shared_.micro.push_back(micro_schedule.build(k, split_complex));
     shared_.schedules.push_back(schedule_compute(shared_.micro.back(), config.fma_latency));
@@ -57,6 +56,8 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   shared_.fma_per_butterfly = config.fma_per_butterfly;
   shared_.split_complex = split_complex;
   shared_.scratch = &scratch_;
+  plans_ = NodePlans(program);
+  shared_.plans = &plans_;
   const TorusShape& shape = program.shape;
   const std::size_t count = shape.node_count();
   const Traffic traffic = traffic_of(program);
@@ -77,30 +78,46 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   options.dont_initialize();
   options.set_sensitivity(&clock.posedge_event());
   sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
-  links_ = std::make_unique<LinkSet>("links", count * direction_count, config);
+  std::vector<bool> used(count * direction_count, false);
+  for (std::size_t i = 0; i < count; ++i)
+    for (std::size_t d = 0; d < direction_count; ++d) used[i * direction_count + d] = (traffic.out[i] >> d) & 1u;
+  if (config.fault == FaultKind::BitFlip || config.fault == FaultKind::DropWord)
+    used[config.fault_node * direction_count + static_cast<std::size_t>(config.fault_link)] = true;
+  links_ = std::make_unique<LinkSet>("links", used, config, nodes[0].datapath().value_parts());
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
-  // direction d, which receives it on its port facing back, opposite(d). On a mesh axis the
-  // wrap-around channel is wired too but carries nothing: the verified routes never use it.
+  // direction d, which receives it on its side facing back, opposite(d). A link that carries no
+  // traffic (on a mesh axis, the wrap-around link: the verified routes never use it) is not
+  // wired: neither end ever looks at it.
   for (std::size_t i = 0; i < count; ++i)
     for (Direction d : all_directions) {
-      LinkChannel& channel = (*links_)[i * direction_count + static_cast<std::size_t>(d)];
-      nodes[i].out[static_cast<std::size_t>(d)](channel);
-      nodes[shape.index_of(shape.ring_neighbour(shape.coord_of(i), d))].in[static_cast<std::size_t>(opposite(d))](channel);
+      const std::size_t k = i * direction_count + static_cast<std::size_t>(d);
+      if (!links_->used(k)) continue;
+      LinkChannel& channel = (*links_)[k];
+      nodes[i].connect_out(static_cast<std::size_t>(d), channel);
+      nodes[shape.index_of(shape.ring_neighbour(shape.coord_of(i), d))].connect_in(static_cast<std::size_t>(opposite(d)), channel);
     }
   inject_fault();
 }
 
-LinkSet::LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config) : sc_core::sc_module(name) {
-  links_.reserve(count);
-  for (std::size_t k = 0; k < count; ++k)
-    links_.push_back(std::make_unique<LinkChannel>(("link_" + std::to_string(k)).c_str(), config.link_latency,
-                                                   config.link_rate, config.link_buffer_words));
+LinkSet::LinkSet(const sc_core::sc_module_name& name, const std::vector<bool>& used, const TopConfig& config,
+                 std::size_t value_parts)
+    : sc_core::sc_module(name) {
+  const auto make = [&](const std::string& link_name) {
+    return std::make_unique<LinkChannel>(link_name.c_str(), config.link_latency, config.link_rate, config.link_buffer_words,
+                                         value_parts);
+  };
+  links_.resize(used.size());
+  for (std::size_t k = 0; k < used.size(); ++k)
+    if (used[k]) links_[k] = make("link_" + std::to_string(k));
+  idle_ = make("idle");
 }
 
 LinkSet::~LinkSet() {
-  if (links_.empty()) return;
-  links_.front().reset();
-  for (std::size_t k = links_.size() - 1; k > 0; --k) links_[k].reset();
+  std::size_t first = 0;
+  while (first < links_.size() && !links_[first]) ++first;
+  if (first < links_.size()) links_[first].reset();
+  for (std::size_t k = links_.size(); k-- > first + 1;) links_[k].reset();
+  idle_.reset();
 }
 
 void TorusTop::inject_fault() {
@@ -153,7 +170,11 @@ void TorusTop::watch() {
 
 bool TorusTop::sent_in_full(std::uint32_t message) const {
   const Message& m = program().messages[message];
-  return nodes[m.source].task_counts()[shared_.send_task_of[message]] == m.words;
+  // Asked only after a stall: a scan of the source's list, not a table per message kept all run.
+  const std::vector<Task>& tasks = program().nodes[m.source].tasks;
+  for (std::size_t t = 0; t < tasks.size(); ++t)
+    if (tasks[t].kind == TaskKind::Send && tasks[t].message == message) return nodes[m.source].task_counts()[t] == m.words;
+  return false;
 }
 
 // Follows "waits on" from the least advanced node until a node repeats (a cycle of waits) or

@@ -1,6 +1,7 @@
 #pragma once
 // The whole machine for one Program: a clock, one node per Program node and one link channel
-// per node and direction, wired in one loop with modular neighbour arithmetic. It stops the
+// per node and direction that the Program's routes use, wired in one loop with modular
+// neighbour arithmetic. It stops the
 // simulation when every node has finished, or when nothing has moved for `watchdog_cycles`
 // while work remains.
 
@@ -38,21 +39,28 @@ struct TopConfig {
   std::function<void(Cycle)> on_progress;
 };
 
-// The torus's link channels, children of a module of their own. SystemC finds an object to
-// remove by a linear search from the front of its parent's children and of the kernel's
-// channels, and moves the last entry into the gap: removing the first link and then the others
-// from the last, each is found at once, and tearing down a large torus takes linear time.
+// The torus's link channels, children of a module of their own: those that carry traffic (and
+// the one a fault is injected into), and one idle channel that stands for every other (it
+// carries nothing: its counters stay zero). SystemC finds an object to remove by a linear
+// search from the front of its parent's children and of the kernel's channels, and moves the
+// last entry into the gap: removing the first link and then the others from the last, each is
+// found at once, and tearing down a large torus takes linear time.
 class LinkSet : public sc_core::sc_module {
  public:
-  LinkSet(const sc_core::sc_module_name& name, std::size_t count, const TopConfig& config);
+  // `used[k]`: link k carries traffic. `value_parts`: doubles a word's value needs on the links
+  // (NodeDatapath::value_parts).
+  LinkSet(const sc_core::sc_module_name& name, const std::vector<bool>& used, const TopConfig& config, std::size_t value_parts);
   ~LinkSet() override;
   LinkSet(const LinkSet&) = delete;
   LinkSet& operator=(const LinkSet&) = delete;
-  LinkChannel& operator[](std::size_t k) { return *links_[k]; }
-  const LinkChannel& operator[](std::size_t k) const { return *links_[k]; }
+  LinkChannel& operator[](std::size_t k) { return links_[k] ? *links_[k] : *idle_; }
+  const LinkChannel& operator[](std::size_t k) const { return links_[k] ? *links_[k] : *idle_; }
+  bool used(std::size_t k) const { return links_[k] != nullptr; }
+  std::size_t idle_bytes() const { return idle_->bytes() + links_.capacity() * sizeof(links_[0]); }
 
  private:
-  std::vector<std::unique_ptr<LinkChannel>> links_;
+  std::vector<std::unique_ptr<LinkChannel>> links_;  // nullptr: the link carries nothing
+  std::unique_ptr<LinkChannel> idle_;
 };
 
 class TorusTop : public sc_core::sc_module {
@@ -70,6 +78,10 @@ class TorusTop : public sc_core::sc_module {
   const LinkChannel& link(std::size_t node, Direction direction) const {
     return (*links_)[node * direction_count + static_cast<std::size_t>(direction)];
   }
+  // Whether the link exists on its own (it carries traffic), or link() is the shared idle one.
+  bool link_used(std::size_t node, Direction direction) const {
+    return links_->used(node * direction_count + static_cast<std::size_t>(direction));
+  }
   bool completed() const { return finished_nodes_ == nodes.size(); }
   Cycle completion_cycle() const { return completion_cycle_; }
   bool watchdog_fired() const { return watchdog_fired_; }
@@ -77,6 +89,8 @@ class TorusTop : public sc_core::sc_module {
   // After the watchdog fired: the cycle (or chain) of waits from the least advanced node.
   const std::string& wait_chain() const { return wait_chain_; }
   Cycle period_ticks() const { return clock.period().value(); }
+  // Bytes of the tables the nodes share (per message, per kernel) and of the idle link.
+  std::size_t shared_bytes() const { return shared_.bytes() + links_->idle_bytes(); }
   // What the injected fault did, or empty if none was set or it never fired.
   std::string fault_record() const;
 
@@ -87,6 +101,7 @@ class TorusTop : public sc_core::sc_module {
   void inject_fault();
 
   LinkScratch scratch_;
+  NodePlans plans_;
   std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;
   TopConfig config_;

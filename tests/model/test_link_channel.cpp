@@ -45,13 +45,14 @@ struct Bench : sc_core::sc_module {
   void receive(Cycle cycle) {
     while (pop && link.front(cycle)) {
       CHECK(link.front(cycle)->index == arrived.size());  // in order, none lost or duplicated
+      CHECK(link.front(cycle)->value == std::complex<double>(static_cast<double>(arrived.size()), -0.5));
       arrived.push_back(cycle);
       link.pop(cycle);
     }
   }
   void send(Cycle cycle) {
     while (cycle >= first && sent.size() < words && link.can_send(cycle)) {
-      link.send(cycle, {std::complex<double>(static_cast<double>(sent.size()), 0.0), 0,
+      link.send(cycle, {std::complex<double>(static_cast<double>(sent.size()), -0.5), 0,
                         static_cast<std::uint32_t>(sent.size()), 0});
       sent.push_back(cycle);
     }

@@ -123,6 +123,20 @@ TEST_CASE("malformed rates and fault nodes are refused, not misread", "[scenario
   CHECK_THAT(node.output, Catch::Contains("fault_node: '1abc,0,0' is not allowed; allowed: three whole coordinates"));
 }
 
+TEST_CASE("engine systemc refuses a run past its 32-bit cycles and names engine event, which times it", "[scenario][cli][errors][memory]") {
+  // One word every 10^6 cycles: the first message of 17^3 words, sent ahead, would arrive after
+  // cycle 2^32 - 2, the last one the SystemC engine's per-node state holds.
+  const std::string run = "run --N 34 --P 2 --transform dct --direction forward --values off --link_words_per_cycle 1/1000000";
+  const CliRun systemc = run_cli(run);
+  CHECK(systemc.exit_code == 2);
+  CHECK_THAT(systemc.output, Catch::Contains("engine systemc holds cycles in 32 bits, up to cycle 4294967294; this run reaches cycle ") &&
+                                 Catch::Contains("time it with engine event, which has no such limit"));
+  CHECK(systemc.report.is_null());
+  const CliRun event = run_cli(run + " --engine event");
+  CHECK(event.exit_code == 0);
+  CHECK(event.report["timing"]["total_cycles"].get<std::uint64_t>() > (std::uint64_t{1} << 32));
+}
+
 TEST_CASE("the functional engine refuses a fault instead of ignoring it", "[scenario][cli][fault][errors]") {
   const CliRun run = run_cli("run --N 4 --P 2 --engine functional --fault bit_flip");
   CHECK(run.exit_code == 2);
