@@ -1,5 +1,3 @@
-#include <malloc.h>
-#include <cstdio>
 // The SystemC engine behind the run driver: elaborates the torus for the Program, simulates it
 // cycle by cycle and hands back what its nodes and links counted.
 
@@ -16,10 +14,7 @@
 namespace torus {
 namespace {
 
-std::size_t heap_before = 0;
-std::size_t heap_now() { struct mallinfo2 m = mallinfo2(); return m.uordblks + m.hblkhd; }
 TopConfig top_config(const EngineInputs& in) {
-  heap_before = heap_now();
   const MachineConfig& machine = in.machine;
   const FaultConfig& fault = in.fault;
   const TorusShape& shape = in.program.shape;
@@ -70,14 +65,6 @@ class CycleRun final : public EngineRun {
       if (message.rfind(CycleLimitError::opening, 0) == 0) throw CycleLimitError(message);
       throw;
     }
-    std::size_t hh = heap_now();
-    std::size_t counted = 0;
-    for (std::size_t n = 0; n < top_.nodes.size(); ++n) {
-      counted += top_.nodes[n].state_bytes() + top_.nodes[n].datapath().allocated_words() * top_.nodes[n].datapath().word_bytes();
-      for (Direction d : all_directions) if (top_.link_used(n, d)) counted += top_.link(n, d).bytes();
-    }
-    counted += top_.shared_bytes();
-    std::fprintf(stderr, "HEAP measured %.1f counted %.1f bytes per node\n", double(hh - heap_before) / top_.nodes.size(), double(counted) / top_.nodes.size());
     seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waveform) waveform->finish();  // a stalled run keeps its waveform: it shows the stall
     check_stall(in.fault);

@@ -75,14 +75,18 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
 void Node::start_of_simulation() {
   for (std::size_t d = 0; d < direction_count; ++d) {
     ports_.hints()[d] = {never, &asleep_, &wake_, settings_.period_ticks};
-    if (!context_.in[d]) continue;  // no traffic comes from there
+    if ((settings_.out_mask >> d) & 1u) context_.out[d] = out[d].operator->();
+    if (!((settings_.in_mask >> d) & 1u)) continue;  // no traffic comes from there
+    context_.in[d] = in[d].operator->();
     context_.in[d]->attach_arrival_hint(&ports_.hints()[d]);
     if (batching_) context_.in[d]->attach_taker(&ports_);
   }
 }
 
 std::size_t Node::state_bytes() const {
-  return sizeof(Node) + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
+  // The ports themselves, not SystemC's records of them (README, "Speed").
+  const std::size_t port_bytes = direction_count * (sizeof(out[0]) + sizeof(in[0]));
+  return sizeof(Node) + port_bytes + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
          context_.count.capacity() * sizeof(std::uint32_t) + context_.compute_done.capacity() * sizeof(NarrowCycle) +
          context_.steps.capacity() * sizeof(NarrowStepRecord) + context_.trace.capacity() * sizeof(TaskRecord) +
          context_.completions.capacity() * sizeof(context_.completions[0]) + ports_.bytes() +

@@ -32,17 +32,16 @@ struct NodeSettings {
 
 class Node : public sc_core::sc_module {
  public:
+  // Indexed by Direction: out[d] sends to the neighbour in direction d, in[d] receives from it.
+  // Every port is bound; a direction no route uses is bound to the torus's one idle channel,
+  // and the node never looks at it (start_of_simulation keeps only the directions in its masks).
+  sc_core::sc_vector<sc_core::sc_port<LinkSendIf>> out{"out", direction_count};
+  sc_core::sc_vector<sc_core::sc_port<LinkReceiveIf>> in{"in", direction_count};
+
   // `tick` fires once per cycle (the clock's rising edge); `finished` is called once.
   Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
        std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
        std::function<void(std::size_t, Cycle)> finished);
-
-  // The links, wired by the top before the simulation starts, only in the directions the node's
-  // traffic uses (NodeSettings' masks): the link in direction d that sends to the neighbour
-  // there, and the one that receives from it. Plain interface pointers, not sc_ports: twelve
-  // ports and their binding records would cost a node more than its whole scoreboard.
-  void connect_out(std::size_t d, LinkSendIf& link) { context_.out[d] = &link; }
-  void connect_in(std::size_t d, LinkReceiveIf& link) { context_.in[d] = &link; }
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }

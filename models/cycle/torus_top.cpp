@@ -85,16 +85,14 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     used[config.fault_node * direction_count + static_cast<std::size_t>(config.fault_link)] = true;
   links_ = std::make_unique<LinkSet>("links", used, config, nodes[0].datapath().value_parts());
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
-  // direction d, which receives it on its side facing back, opposite(d). A link that carries no
-  // traffic (on a mesh axis, the wrap-around link: the verified routes never use it) is not
-  // wired: neither end ever looks at it.
+  // direction d, which receives it on its port facing back, opposite(d). A link that carries no
+  // traffic (on a mesh axis, the wrap-around link: the verified routes never use it) is the
+  // shared idle channel: neither end ever looks at it.
   for (std::size_t i = 0; i < count; ++i)
     for (Direction d : all_directions) {
-      const std::size_t k = i * direction_count + static_cast<std::size_t>(d);
-      if (!links_->used(k)) continue;
-      LinkChannel& channel = (*links_)[k];
-      nodes[i].connect_out(static_cast<std::size_t>(d), channel);
-      nodes[shape.index_of(shape.ring_neighbour(shape.coord_of(i), d))].connect_in(static_cast<std::size_t>(opposite(d)), channel);
+      LinkChannel& channel = (*links_)[i * direction_count + static_cast<std::size_t>(d)];
+      nodes[i].out[static_cast<std::size_t>(d)](channel);
+      nodes[shape.index_of(shape.ring_neighbour(shape.coord_of(i), d))].in[static_cast<std::size_t>(opposite(d))](channel);
     }
   inject_fault();
 }
