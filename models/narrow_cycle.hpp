@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <stdexcept>
-#include <string>
 
 #include "models/cycle_type.hpp"
 
@@ -32,14 +31,14 @@ class NarrowCycle {
 
  private:
   static constexpr std::uint32_t none = 0xFFFFFFFFu;
+  // Inlined on every store: the refusal, with its message, is built out of line.
   static std::uint32_t narrow(Cycle cycle) {
     if (cycle <= limit) [[likely]]
       return static_cast<std::uint32_t>(cycle);
     if (cycle == never) return none;
-    throw CycleLimitError(std::string(CycleLimitError::opening) + ", up to cycle " + std::to_string(limit) +
-                          "; this run reaches cycle " + std::to_string(cycle) +
-                          ": time it with engine event, which has no such limit");
+    refuse(cycle);
   }
+  [[noreturn]] static void refuse(Cycle cycle);
   std::uint32_t value_ = 0;
 };
 
