@@ -178,9 +178,11 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   if (machine.engine == "systemc") {
     const double words = 4 * b * b * b + 3 * b * b;  // one block of every kind
     const double per_word = 24 + 8 * (complex_data ? 2 : 1) + 2 + value_bytes;
-    // Node module, links and ports; per step: task counters, the compute's flow, the step
-    // record; and once SystemC's own simulation context (about 1.5 MiB more than a run without).
-    e.nodes_bytes = nodes * (40.0 * 1024 + 2 * words * per_word + steps * (5 * 8 + 48 + 40)) + 1.5 * 1024 * 1024;
+    // Node module, links and ports (24 KiB: the engine's 32-bit cycles and shared plans left
+    // about 28 KiB of state a node at b = 4, with SystemC's records of it); per step: task
+    // counters and the step record (80 bytes); and once SystemC's own simulation context (about
+    // 1.5 MiB more than a run without). Fitted to measured peaks at b = 4 on 64 to 4,096 nodes.
+    e.nodes_bytes = nodes * (24.0 * 1024 + 2 * words * per_word + steps * 80) + 1.5 * 1024 * 1024;
   } else {
     e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }

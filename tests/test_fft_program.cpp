@@ -33,7 +33,7 @@ Program one_node() {
   p.host_arrays = {{"input", false, 0, 0, {}, 0}};
   p.transforms = {"forward"};
   p.stages = {{0, 1, 1, "hand-built", 1}};
-  p.nodes = {NodeProgram{{{64, 0}, {32, 1}, {32, 1}}, {}}};
+  p.nodes = {NodeProgram{{{64, 0}, {32, 1}, {32, 1}}, {}, {}, {}}};
   Task load = make_task(TaskKind::Load, {});
   load.buffer = 0;
   TaskDetail loaded;

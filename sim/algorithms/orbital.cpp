@@ -113,7 +113,7 @@ class OrbitalBuilder {
           second_[k] = static_cast<std::uint32_t>(buffers.size());
           buffers.push_back(buffers[k]);
         }
-    program_.nodes.assign(node_count(), NodeProgram{buffers, {}});
+    program_.nodes.assign(node_count(), NodeProgram{buffers, {}, {}, {}});
     held_.assign(node_count(), std::vector<std::optional<DataTag>>(buffers.size()));
     for (const Schedule& s : schedules_)
       for (int st = 0; st < 3; ++st)

@@ -148,7 +148,7 @@ class LocalCoefficientBuilder {
         second_[k] = static_cast<std::uint32_t>(buffers.size());
         buffers.push_back(buffers[k]);
       }
-    program_.nodes.assign(node_count(), NodeProgram{buffers, {}});
+    program_.nodes.assign(node_count(), NodeProgram{buffers, {}, {}, {}});
     for (std::size_t t = 0; t < problem_.directions.size(); ++t)
       for (std::size_t st = 0; st < 3; ++st) {
         const StageForm& f = forms_of(problem_.directions[t])[st];

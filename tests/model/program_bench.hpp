@@ -29,7 +29,7 @@ inline Program empty_program(const TorusShape& shape, std::size_t b, std::size_t
   p.transforms = {"forward"};
   p.stages = {{0, 1, 1, "hand-built", 1}};
   const auto words = static_cast<std::uint32_t>(b * b * b);
-  p.nodes.assign(shape.node_count(), NodeProgram{std::vector<BufferSpec>(buffers, BufferSpec{words, 0}), {}});
+  p.nodes.assign(shape.node_count(), NodeProgram{std::vector<BufferSpec>(buffers, BufferSpec{words, 0}), {}, {}, {}});
   return p;
 }
 
