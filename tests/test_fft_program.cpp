@@ -58,7 +58,7 @@ Program one_node() {
   db.tag = {2, {0, 0, 0}};
   p.nodes[0].add(a, da);
   p.nodes[0].add(b, db);
-  p.outputs = {{"forward", 0, 1, {0}, {{2, {0, 0, 0}}}}};
+  p.outputs = {{"forward", 0, 1, {0}, {{2, {0, 0, 0}}}, {}}};
   return p;
 }
 

@@ -23,7 +23,7 @@ inline Program empty_program(const TorusShape& shape, std::size_t b, std::size_t
   p.algorithm = "hand-built";
   p.shape = shape;
   p.grid = BlockGrid::cube(b, static_cast<std::size_t>(std::max({shape.p1, shape.p2, shape.p3})));
-  p.tag_kinds = {{"A", 3}, {"B", 3}};
+  p.tag_kinds = {{"A", 3, 0, std::nullopt}, {"B", 3, 0, std::nullopt}};
   p.kernels = {cube_kernel(1, b)};
   p.host_arrays = {{"input", false, 0, 0, {}, 0}};
   p.transforms = {"forward"};
