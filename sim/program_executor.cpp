@@ -14,6 +14,7 @@
 #include "kernels/mode_product.hpp"
 #include "sim/block_kernel.hpp"
 #include "sim/fft_task.hpp"
+#include "sim/program_bounds.hpp"
 
 namespace torus {
 namespace {
@@ -54,7 +55,7 @@ class Machine {
       : p_(program), host_(host), options_(options) {}
 
   ProgramResult<T> run() {
-    check_structure();
+    check_program_bounds(p_, host_);
     allocate();
     for (pass_ = 0;; ++pass_) {
       std::atomic<bool> progressed{false};
@@ -91,94 +92,6 @@ class Machine {
   // A message sent in an earlier pass (never one of this pass: what a node sees must not
   // depend on how far other threads got).
   bool visible(std::uint32_t m) const { return sent_pass_[m].load(std::memory_order_acquire) < pass_; }
-
-  // ---- setup ----
-  // Indices and sizes, once, so the task loop can trust them (memory safety only; the
-  // verifier explains everything else).
-  void check_structure() const {
-    if (p_.nodes.size() != p_.shape.node_count()) throw std::logic_error("the Program's node count does not match its shape");
-    if (host_.input.size() != 0 && host_.input.extents() != p_.grid.tensor_extents())
-      throw std::logic_error("host data and Program disagree on the tensor's extents");
-    for (std::size_t n = 0; n < p_.nodes.size(); ++n)
-      for (std::size_t k = 0; k < p_.nodes[n].tasks.size(); ++k) check_task(n, k);
-  }
-
-  void check_task(std::size_t n, std::size_t k) const {
-    const Task& t = p_.nodes[n].tasks[k];
-    const auto fits = [&](std::uint32_t buffer, std::size_t words) {
-      return buffer < p_.nodes[n].buffers.size() && p_.nodes[n].buffers[buffer].words >= words;
-    };
-    const bool detailed = t.kind == TaskKind::Load || t.kind == TaskKind::Compute || t.kind == TaskKind::Fft;
-    if (detailed && t.detail >= p_.nodes[n].details.size())
-      throw std::logic_error(where(n, k) + ": names a detail record the node does not have (run verify_program)");
-    bool ok = true;
-    switch (t.kind) {
-      case TaskKind::Load: {
-        const TaskDetail& d = p_.nodes[n].detail(t);
-        ok = d.source.array < p_.host_arrays.size() && in_host(d.source) && fits(t.buffer, p_.words_of(d.tag));
-        break;
-      }
-      case TaskKind::Compute: {
-        const TaskDetail& d = p_.nodes[n].detail(t);
-        if (d.kernel >= p_.kernels.size()) {
-          ok = false;
-          break;
-        }
-        const KernelSpec& kernel = p_.kernels[d.kernel];
-        ok = kernel.mode >= 1 && kernel.mode <= 3 && fits(t.buffer, kernel.accumulator_words()) &&
-             fits(d.operand, kernel.operand_words()) && fits(d.coefficient, kernel.coefficient_words());
-        break;
-      }
-      case TaskKind::Send:
-        ok = t.message < p_.messages.size() && p_.messages[t.message].source == n && fits(t.buffer, p_.messages[t.message].words);
-        break;
-      case TaskKind::Receive:
-        ok = t.message < p_.messages.size() && p_.messages[t.message].destination == n &&
-             (t.buffer == no_buffer || fits(t.buffer, p_.messages[t.message].words));
-        break;
-      case TaskKind::Fft: ok = fft_fits(p_.nodes[n], t, fits); break;
-    }
-    if (!ok) throw std::logic_error(where(n, k) + ": an index or buffer size does not fit the Program (run verify_program)");
-  }
-
-  template <class Fits>
-  bool fft_fits(const NodeProgram& node, const Task& t, const Fits& fits) const {
-    const TaskDetail& d = node.detail(t);
-    if (d.kernel >= p_.ffts.size() || !fft_spec_problems(p_.ffts[d.kernel]).empty()) return false;
-    const FftSpec& f = p_.ffts[d.kernel];
-    if (d.list != no_buffer && std::size_t{d.list} + f.inputs + f.outputs > node.buffer_lists.size()) return false;
-    const Extents3 in = f.input_extents(), out = f.output_extents();
-    for (std::uint32_t i = 0; i < f.inputs; ++i)
-      if (!fits(fft_input(node, t, i), in[0] * in[1] * in[2])) return false;
-    for (std::uint32_t i = 0; i < f.outputs; ++i)
-      if (!fits(fft_output(node, t, f, i), out[0] * out[1] * out[2])) return false;
-    return true;
-  }
-
-  bool in_host(const HostBlock& block) const {
-    const HostArray& array = p_.host_arrays[block.array];
-    const auto fits = [](std::int32_t index, const AxisSplit& split) {
-      return index >= 0 && static_cast<std::size_t>(index) < split.parts;
-    };
-    if (array.cut && !array.matrix) {
-      const Tensor3<T>* from = array.input_pieces ? &host_.input
-                               : array.operand < host_.operands.size() ? &host_.operands[array.operand] : nullptr;
-      if (!from || from->extents() != array.cut->tensor_extents()) return false;
-      for (std::size_t a = 0; a < 3; ++a)
-        if (!fits(block.index[a], array.cut->axis[a])) return false;
-      return true;
-    }
-    if (!array.matrix) {
-      for (std::size_t a = 0; a < 3; ++a)
-        if (!fits(block.index[a], p_.grid.axis[a])) return false;
-      return true;
-    }
-    if (array.transform >= host_.coefficients.size() || array.axis < 1 || array.axis > 3) return false;
-    const auto [rows, cols] = p_.matrix_splits(array);
-    const Matrix<T>& m = host_.coefficients[array.transform][static_cast<std::size_t>(array.axis - 1)];
-    return static_cast<std::size_t>(m.rows()) == rows.n && static_cast<std::size_t>(m.cols()) == cols.n &&
-           fits(block.index[0], rows) && fits(block.index[1], cols);
-  }
 
   void allocate() {
     result_.buffers.resize(p_.nodes.size());
@@ -417,11 +330,7 @@ class Machine {
   }
 
   // ---- diagnostics ----
-  std::string where(std::size_t n, std::size_t k) const {
-    const Task& t = p_.nodes[n].tasks[k];
-    return fmt::format("node {}, task {} ({}, transform {} stage {} step {})", p_.describe_node(n), k, to_string(t.kind),
-                       t.label.transform, t.label.stage, t.label.step);
-  }
+  std::string where(std::size_t n, std::size_t k) const { return task_location(p_, n, k); }
 
   std::string deadlock() const {
     std::string text;

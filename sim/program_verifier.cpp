@@ -6,11 +6,15 @@
 #include <fmt/format.h>
 
 #include "sim/fft_task.hpp"
+#include "sim/program_diagnostics.hpp"
 
 namespace torus {
 namespace {
 
-constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+using verifier::MessageState;
+using verifier::NodeState;
+using verifier::none;
+using verifier::plural;
 
 // What one buffer holds during the symbolic run.
 struct BufferState {
@@ -19,33 +23,13 @@ struct BufferState {
   bool written = false;
 };
 
-// A message's declared block, copied so the run reads one compact array, and who sent and
-// received it (the first such tasks).
-struct MessageState {
-  DataTag tag;
-  std::uint32_t words = 0;
-  std::uint32_t sender = none, send_task = none;
-  std::uint32_t receiver = none, receive_task = none;
-  std::uint32_t next_drop = none;  // the node's previous dropped receive still in flight
-  bool sent = false;
-};
-
-struct NodeState {
-  std::uint32_t pc = 0;          // next task
-  std::uint32_t drops = none;    // dropped receives still in flight, linked by next_drop
-  std::uint32_t waiting = none;  // the message it is blocked on
-  bool done = false;
-};
-
 bool same(const DataTag& a, const DataTag& b) {
   return a.kind == b.kind && a.index[0] == b.index[0] && a.index[1] == b.index[1] && a.index[2] == b.index[2];
 }
 
-std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
-
 class Verifier {
  public:
-  Verifier(const Program& program, std::size_t max_reported) : p_(program), max_(max_reported) {}
+  Verifier(const Program& program, std::size_t max_reported) : p_(program), names_(program), log_(max_reported) {}
 
   ProgramVerification run() {
     if (p_.translation_quotient && p_.nodes.size() != 1)
@@ -63,50 +47,16 @@ class Verifier {
       messages_[m].words = p_.messages[m].words;
     }
     execute();
-    for (std::uint32_t m = 0; m < p_.messages.size(); ++m) check_message(m);
+    for (std::uint32_t m = 0; m < p_.messages.size(); ++m) verifier::check_message(p_, m, messages_[m], names_, log_);
     for (const ProgramOutput& o : p_.outputs) check_output(o);
-    return std::move(out_);
+    return std::move(log_.result());
   }
 
  private:
   // The text is only formatted for the violations kept.
   template <class Text>
   void fail(std::size_t node, std::size_t task, Text&& text) {
-    ++out_.violation_count;
-    if (out_.violations.size() < max_) out_.violations.push_back({node, task, text()});
-  }
-
-  // ---- names for diagnostics ----
-  std::string node_name(std::size_t n) const {
-    return n < p_.shape.node_count() ? p_.describe_node(n) : fmt::format("#{}", n);
-  }
-  std::string buffer_name(std::size_t n, std::uint32_t b) const {
-    const auto& buffers = p_.nodes[n].buffers;
-    const std::uint16_t kind = b < buffers.size() ? buffers[b].kind : std::uint16_t{0};
-    if (b >= buffers.size() || kind >= p_.tag_kinds.size()) return fmt::format("b{}", b);
-    return fmt::format("b{} ({})", b, p_.tag_kinds[kind].name);
-  }
-  std::string message_name(std::uint32_t m) const {
-    const Message& msg = p_.messages[m];
-    return fmt::format("message {} ({} from {} to {})", m, p_.describe(msg.tag), node_name(msg.source), node_name(msg.destination));
-  }
-  std::string task_name(std::size_t n, std::uint32_t k) const {
-    const Task& t = p_.nodes[n].tasks[k];
-    const TaskDetail* d = detail_of(n, t);
-    const std::string block = d ? p_.describe(d->tag) : fmt::format("detail {} missing", t.detail);
-    switch (t.kind) {
-      case TaskKind::Load: return fmt::format("task {} (load {})", k, block);
-      case TaskKind::Compute: return fmt::format("task {} (compute {})", k, block);
-      case TaskKind::Send: return fmt::format("task {} (send of message {})", k, t.message);
-      case TaskKind::Receive: return fmt::format("task {} (receive of message {})", k, t.message);
-      case TaskKind::Fft: return fmt::format("task {} (fft into {})", k, block);
-    }
-    return fmt::format("task {}", k);
-  }
-  // A load's, compute's or fft's detail record; nullptr when it names none of its node's.
-  const TaskDetail* detail_of(std::size_t n, const Task& t) const {
-    const auto& details = p_.nodes[n].details;
-    return t.detail < details.size() ? &details[t.detail] : nullptr;
+    log_.fail(node, task, std::forward<Text>(text));
   }
 
   // ---- the symbolic run (checks 1, 2 for duplicates, 4 and 5) ----
@@ -124,7 +74,7 @@ class Verifier {
         if (nodes_[n].done) --unfinished;
       }
       if (!moved) {
-        report_deadlock();
+        verifier::report_deadlock(p_, nodes_, messages_, names_, log_);
         blocking_ = false;
       }
     }
@@ -145,7 +95,7 @@ class Verifier {
     NodeState& s = nodes_[n];
     const auto& tasks = p_.nodes[n].tasks;
     const std::uint32_t pc = s.pc;
-    for (; s.pc < tasks.size(); ++s.pc, ++out_.tasks_checked) {
+    for (; s.pc < tasks.size(); ++s.pc, ++log_.result().tasks_checked) {
       if (blocked(n, tasks[s.pc])) return s.pc != pc;
       run_task(n, s.pc, tasks[s.pc]);
     }
@@ -174,7 +124,7 @@ class Verifier {
   // A task first waits for the posted receive of every buffer it touches.
   bool blocked(std::size_t n, const Task& t) {
     const bool compute = t.kind == TaskKind::Compute;
-    const TaskDetail* d = detail_of(n, t);
+    const TaskDetail* d = names_.detail_of(n, t);
     if (t.kind == TaskKind::Fft) {
       if (!d || d->kernel >= p_.ffts.size()) return false;
       const FftSpec& f = p_.ffts[d->kernel];
@@ -203,7 +153,7 @@ class Verifier {
   }
 
   void run_task(std::size_t n, std::uint32_t k, const Task& t) {
-    const TaskDetail* d = detail_of(n, t);
+    const TaskDetail* d = names_.detail_of(n, t);
     const bool detailed = t.kind == TaskKind::Load || t.kind == TaskKind::Compute || t.kind == TaskKind::Fft;
     if (detailed && !d) {
       fail(n, k, [&] { return fmt::format("names detail record {}; the node has {}", t.detail, p_.nodes[n].details.size()); });
@@ -228,7 +178,7 @@ class Verifier {
       return false;
     }
     if (buffers[b].words < words)
-      fail(n, k, [&] { return fmt::format("the {} {} has {} words; {} are needed", role, buffer_name(n, b), buffers[b].words, words); });
+      fail(n, k, [&] { return fmt::format("the {} {} has {} words; {} are needed", role, names_.buffer(n, b), buffers[b].words, words); });
     return true;
   }
 
@@ -344,8 +294,8 @@ class Verifier {
       return true;
     }
     fail(n, k, [&] {
-      return fmt::format("{} is {} twice; first by node {}, {}", message_name(t.message), sending ? "sent" : "received",
-                         node_name(node), task_name(node, task));
+      return fmt::format("{} is {} twice; first by node {}, {}", names_.message(t.message), sending ? "sent" : "received",
+                         names_.node(node), names_.task(node, task));
     });
     return true;
   }
@@ -363,7 +313,7 @@ class Verifier {
     fail(n, k, [&] {
       const Task& t = p_.nodes[n].tasks[k];
       const bool sending = t.kind == TaskKind::Send;
-      return fmt::format("the {} {} {}{}", role, buffer_name(n, b), why_not(n, k, b, want, sending ? "sent" : "read"),
+      return fmt::format("the {} {} {}{}", role, names_.buffer(n, b), why_not(n, k, b, want, sending ? "sent" : "read"),
                          sending ? fmt::format(" (message {} declares {})", t.message, p_.describe(want)) : "");
     });
     st.tag = want;
@@ -382,108 +332,15 @@ class Verifier {
       if (t.buffer != b || t.kind == TaskKind::Send) continue;
       if (last == none) last = j;
       const bool received = t.kind == TaskKind::Receive;
-      const TaskDetail* d = received ? nullptr : detail_of(n, t);
+      const TaskDetail* d = received ? nullptr : names_.detail_of(n, t);
       if (after != none && (received ? t.message < p_.messages.size() : d != nullptr) &&
           same(received ? p_.messages[t.message].tag : d->tag, want))
         return fmt::format("was overwritten before it was {}: {} (written by {}) was replaced by {} with {}", verb,
-                           p_.describe(want), task_name(n, j), task_name(n, after), p_.describe(st.tag));
+                           p_.describe(want), names_.task(n, j), names_.task(n, after), p_.describe(st.tag));
       after = j;
     }
     return fmt::format("holds {} (written by {}), not {}", p_.describe(st.tag),
-                       last == none ? std::string("no task") : task_name(n, last), p_.describe(want));
-  }
-
-  // Follows the waits from the first blocked node until they close a cycle or reach a
-  // message no remaining task sends.
-  void report_deadlock() {
-    std::vector<std::uint32_t> holder(messages_.size(), none);  // the node whose pending task sends it
-    for (std::size_t n = 0; n < nodes_.size(); ++n)
-      for (std::size_t k = nodes_[n].pc; k < p_.nodes[n].tasks.size(); ++k) {
-        const Task& t = p_.nodes[n].tasks[k];
-        if (t.kind == TaskKind::Send && t.message < holder.size() && holder[t.message] == none)
-          holder[t.message] = static_cast<std::uint32_t>(n);
-      }
-    std::size_t first = 0;
-    while (nodes_[first].done) ++first;
-    fail(first, waiting_task(first), [&] { return wait_chain(first, holder); });
-  }
-
-  std::size_t waiting_task(std::size_t n) const {
-    if (nodes_[n].pc < p_.nodes[n].tasks.size()) return nodes_[n].pc;
-    const MessageState& m = messages_[nodes_[n].waiting];
-    return m.receiver == n ? m.receive_task : whole_program;
-  }
-
-  std::string wait_chain(std::size_t first, const std::vector<std::uint32_t>& holder) const {
-    constexpr std::size_t shown = 12;
-    std::vector<std::uint32_t> seen(nodes_.size(), none);
-    std::string text = "deadlock, no node can progress: node " + node_name(first);
-    for (std::size_t n = first, links = 0;; ++links) {
-      seen[n] = static_cast<std::uint32_t>(links);
-      const std::uint32_t m = nodes_[n].waiting, from = holder[m];
-      const std::size_t task = waiting_task(n);
-      const std::string where = task == whole_program ? "at its end" : "at " + task_name(n, static_cast<std::uint32_t>(task));
-      if (links < shown)
-        text += fmt::format(" {} waits for message {} from node {}", where, m, node_name(from == none ? p_.messages[m].source : from));
-      else if (links == shown) text += " ...";
-      if (from == none) return text + ", which never sends it";
-      if (seen[from] != none) return text + ": a cycle of " + plural(links + 1 - seen[from], "waiting node");
-      if (links + 1 < shown) text += ", which";
-      n = from;
-    }
-  }
-
-  // ---- checks 2 (missing and misplaced sends and receives) and 3 (routes) ----
-  void check_message(std::uint32_t m) {
-    ++out_.messages_checked;
-    const Message& msg = p_.messages[m];
-    const MessageState& s = messages_[m];
-    const std::size_t node = s.sender != none ? s.sender : msg.source < p_.nodes.size() ? msg.source : whole_program;
-    const std::size_t task = s.sender != none ? s.send_task : whole_program;
-    if (s.sender == none) fail(node, task, [&] { return message_name(m) + " is never sent"; });
-    else if (s.sender != msg.source)
-      fail(node, task, [&] { return fmt::format("{} is sent here, but its source is node {}", message_name(m), node_name(msg.source)); });
-    if (s.receiver == none) fail(node, task, [&] { return message_name(m) + " is never received"; });
-    else if (s.receiver != msg.destination)
-      fail(s.receiver, s.receive_task,
-           [&] { return fmt::format("{} is received here, but its destination is node {}", message_name(m), node_name(msg.destination)); });
-    if (msg.words != p_.words_of(msg.tag))
-      fail(node, task, [&] { return fmt::format("{} carries {} words; its block has {}", message_name(m), msg.words, p_.words_of(msg.tag)); });
-    const std::size_t count = p_.nodes.size();
-    if (std::size_t{msg.route_begin} + msg.hops > p_.routes.size())
-      fail(node, task, [&] {
-        return fmt::format("{}: its {} hops from {} run past the Program's {} route hops", message_name(m), msg.hops,
-                           msg.route_begin, p_.routes.size());
-      });
-    else if (p_.translation_quotient && msg.hops == 0)
-      fail(node, task, [&] { return message_name(m) + " has an empty route in a translation quotient (each copy must move)"; });
-    else if (msg.source >= count || msg.destination >= count)
-      fail(node, task, [&] { return fmt::format("{}: the array has {}", message_name(m), plural(count, "node")); });
-    else if (msg.hops == 0 && msg.source != msg.destination)
-      fail(node, task, [&] { return message_name(m) + " has an empty route between different nodes"; });
-    else
-      follow_route(m, node, task);
-  }
-
-  void follow_route(std::uint32_t m, std::size_t node, std::size_t task) {
-    const Message& msg = p_.messages[m];
-    NodeCoord at = p_.shape.coord_of(msg.source);
-    const std::span<const Direction> route = p_.route(msg);
-    for (std::size_t h = 0; h < route.size(); ++h) {
-      const std::optional<NodeCoord> next = p_.shape.neighbour(at, route[h]);
-      if (!next) {
-        fail(node, task, [&] {
-          return fmt::format("{}: hop {} ({}) from node {} leaves the mesh", message_name(m), h, to_string(route[h]), to_string(at));
-        });
-        return;
-      }
-      at = *next;
-    }
-    // In a quotient the copy that arrives is the neighbour's: any chain of links will do.
-    if (!p_.translation_quotient && p_.shape.index_of(at) != msg.destination)
-      fail(node, task, [&] {
-        return fmt::format("{}: its route is not a chain of links to the destination; it ends at node {}", message_name(m), to_string(at));
-      });
+                       last == none ? std::string("no task") : names_.task(n, last), p_.describe(want));
   }
 
   // ---- check 6: the promised blocks are where the outputs say ----
@@ -505,15 +362,15 @@ class Verifier {
       if (st && st->written && same(st->tag, o.tag[i])) continue;
       fail(n, whole_program, [&] {
         const auto end = static_cast<std::uint32_t>(p_.nodes[n].tasks.size());
-        return fmt::format("output '{}' promises {} in {}, which {}", o.name, p_.describe(o.tag[i]), buffer_name(n, b),
+        return fmt::format("output '{}' promises {} in {}, which {}", o.name, p_.describe(o.tag[i]), names_.buffer(n, b),
                            !st ? "does not exist" : !st->written ? "nothing writes" : why_not(n, end, b, o.tag[i], "collected"));
       });
     }
   }
 
   const Program& p_;
-  std::size_t max_;
-  ProgramVerification out_;
+  verifier::ProgramNames names_;
+  verifier::ViolationLog log_;
   bool blocking_ = true;
   std::vector<std::size_t> first_buffer_;  // per node, where its buffers start in buffers_
   std::vector<BufferState> buffers_;
@@ -522,19 +379,6 @@ class Verifier {
 };
 
 }  // namespace
-
-std::string to_string(const Program& program, const ProgramViolation& v) {
-  if (v.node >= program.nodes.size()) return "program: " + v.message;
-  std::string where = "node " + (v.node < program.shape.node_count() ? program.describe_node(v.node) : fmt::format("#{}", v.node));
-  const auto& tasks = program.nodes[v.node].tasks;
-  if (v.task < tasks.size()) {
-    const TaskLabel& l = tasks[v.task].label;
-    const bool known = tasks[v.task].kind <= TaskKind::Fft;
-    where += fmt::format(", task {} ({}, transform {} stage {} step {})", v.task, known ? to_string(tasks[v.task].kind) : "?",
-                         l.transform, l.stage, l.step);
-  }
-  return where + ": " + v.message;
-}
 
 ProgramVerification verify_program(const Program& program, std::size_t max_reported) {
   return Verifier(program, max_reported).run();
