@@ -22,7 +22,7 @@ bool TaskSequencer::step_fft(Cycle cycle, Blocked& blocked, std::size_t& issued)
     fft_.last_result = context_.pipeline->issue(cycle);
     if (step_->start == never) step_->start = cycle;
     ++step_->fma;
-    context_.note(task, cycle);
+    context_.trace_run(task, 1, cycle, cycle);
     ++fft_.issued;
     ++issued;
   }
@@ -133,7 +133,7 @@ Cycle TaskSequencer::fast_forward_fft(Cycle cycle, Cycle limit) {
   context_.pipeline->issue_run(count, last);
   if (step_->start == never) step_->start = first;
   step_->fma += static_cast<std::uint32_t>(count);
-  context_.note_run(next_, count, first, last);
+  context_.trace_run(next_, count, first, last);
   context_.stats.fast_forwarded_fma += count;
   context_.stats.busy_cycles += count;
   context_.stats.dependency_stalls += stalls;

@@ -80,7 +80,7 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
     BufferState& buffer = context_.memory.buffer(in.buffer);
     // Its place still owes a word to a link, or will when an older block lands there.
     if (!buffer.words[word.index].replaceable(cycle) || context_.memory.awaits_older(in.buffer, word.index, in.generation)) return false;
-    if (context_.count[in.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
+    if (context_.words_done(in.task) == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
   }

@@ -15,7 +15,6 @@ void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace) {
   info = plan->info;
   computes = plan->computes;
   ffts = plan->ffts;
-  count.assign(info.size(), 0);
   compute_done.assign(computes.size(), never);
   steps.assign(plan->steps, NarrowStepRecord{});
   if (keep_trace) trace.assign(info.size(), TaskRecord{});
@@ -87,7 +86,7 @@ std::size_t Node::state_bytes() const {
   // The ports themselves, not SystemC's records of them (README, "Speed").
   const std::size_t port_bytes = direction_count * (sizeof(out[0]) + sizeof(in[0]));
   return sizeof(Node) + port_bytes + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
-         context_.count.capacity() * sizeof(std::uint32_t) + context_.compute_done.capacity() * sizeof(NarrowCycle) +
+         context_.counts.bytes() + context_.compute_done.capacity() * sizeof(NarrowCycle) +
          context_.steps.capacity() * sizeof(NarrowStepRecord) + context_.trace.capacity() * sizeof(TaskRecord) +
          context_.completions.capacity() * sizeof(context_.completions[0]) + ports_.bytes() +
          (context_.stats.fft_fma.capacity() + context_.stats.fft_butterflies.capacity()) * sizeof(std::uint64_t);
@@ -307,7 +306,7 @@ std::uint32_t Node::awaited_message() const {
   const std::uint32_t compute = sequencer_.current_compute();
   if (compute == no_task) return no_task;
   for (const std::uint32_t receive : context_.computes[context_.info[compute]].filled_by)
-    if (receive != no_task && context_.count[receive] < context_.words_of(receive)) return context_.task(receive).message;
+    if (receive != no_task && context_.words_done(receive) < context_.words_of(receive)) return context_.task(receive).message;
   return no_task;
 }
 
@@ -318,7 +317,7 @@ std::pair<std::size_t, std::string> Node::waits_on() const {
     for (const std::uint32_t receive : context_.computes[context_.info[compute]].filled_by) {
       if (receive == no_task) continue;
       const Message& m = program.messages[context_.task(receive).message];
-      if (context_.count[receive] < m.words)
+      if (context_.words_done(receive) < m.words)
         return {m.source, "message " + std::to_string(context_.task(receive).message) + " (" + program.describe(m.tag) + ")"};
     }
   for (const std::size_t d : ports_.send_directions())  // a word it must send first, held up by a credit

@@ -45,7 +45,8 @@ class Node : public sc_core::sc_module {
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
-  const std::vector<std::uint32_t>& task_counts() const { return context_.count; }
+  // Words a receive has stored or a send has sent so far.
+  std::uint32_t words_done(std::uint32_t task) const { return context_.words_done(task); }
   std::span<const ComputeFlow> computes() const { return context_.computes; }
   const std::vector<NarrowCycle>& compute_done() const { return context_.compute_done; }
   const std::vector<NarrowStepRecord>& step_records() const { return context_.steps; }

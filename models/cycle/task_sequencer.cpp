@@ -201,7 +201,7 @@ void TaskSequencer::issue_one(Cycle cycle) {
   const Cycle result = context_.pipeline->issue(cycle);
   if (step_->start == never) step_->start = cycle;
   ++step_->fma;
-  context_.note(next_, cycle);
+  context_.trace_run(next_, 1, cycle, cycle);
   target_ready(i) = result;
   WordState& word = c.accumulator[i.accumulator];
   if (c.component_ready) word.ready = std::max(c.component_ready[2 * i.accumulator], c.component_ready[2 * i.accumulator + 1]);
@@ -246,7 +246,7 @@ Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
   last_result_ = last_issue + context_.pipeline->latency();
   if (step_->start == never) step_->start = first_issue;
   step_->fma += static_cast<std::uint32_t>(count);
-  context_.note_run(next_, count, first_issue, last_issue);
+  context_.trace_run(next_, count, first_issue, last_issue);
   context_.stats.fast_forwarded_fma += count;
   context_.stats.busy_cycles += count;
   context_.last_progress = std::max(context_.last_progress, last_issue);

@@ -171,7 +171,7 @@ bool TorusTop::sent_in_full(std::uint32_t message) const {
   // Asked only after a stall: a scan of the source's list, not a table per message kept all run.
   const std::vector<Task>& tasks = program().nodes[m.source].tasks;
   for (std::size_t t = 0; t < tasks.size(); ++t)
-    if (tasks[t].kind == TaskKind::Send && tasks[t].message == message) return nodes[m.source].task_counts()[t] == m.words;
+    if (tasks[t].kind == TaskKind::Send && tasks[t].message == message) return nodes[m.source].words_done(static_cast<std::uint32_t>(t)) == m.words;
   return false;
 }
 
