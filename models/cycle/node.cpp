@@ -10,13 +10,13 @@ void NodeContext::fail(const std::string& what) const {
   throw std::logic_error("node " + run->program->describe_node(index) + ": " + what);
 }
 
-void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace) {
+void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace, bool keep_spans) {
   plan = &plans.of(index);
   info = plan->info;
   computes = plan->computes;
   ffts = plan->ffts;
   compute_done.assign(computes.size(), never);
-  steps.assign(plan->steps, NarrowStepRecord{});
+  steps.allocate(plan->steps, keep_spans);
   if (keep_trace) trace.assign(info.size(), TaskRecord{});
 }
 
@@ -48,7 +48,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   context_.index = index;
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
-  context_.allocate_plan(*run.plans, settings.trace_tasks);
+  context_.allocate_plan(*run.plans, settings.trace_tasks, settings.trace_tasks || settings.step_spans);
   sequencer_.start();
   context_.posted_before = sequencer_.next_task_pointer();
   context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
@@ -87,7 +87,7 @@ std::size_t Node::state_bytes() const {
   const std::size_t port_bytes = direction_count * (sizeof(out[0]) + sizeof(in[0]));
   return sizeof(Node) + port_bytes + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
          context_.counts.bytes() + context_.compute_done.capacity() * sizeof(NarrowCycle) +
-         context_.steps.capacity() * sizeof(NarrowStepRecord) + context_.trace.capacity() * sizeof(TaskRecord) +
+         context_.steps.bytes() + context_.trace.capacity() * sizeof(TaskRecord) +
          context_.completions.capacity() * sizeof(context_.completions[0]) + ports_.bytes() +
          (context_.stats.fft_fma.capacity() + context_.stats.fft_butterflies.capacity()) * sizeof(std::uint64_t);
 }

@@ -28,6 +28,7 @@ struct NodeSettings {
   std::uint8_t in_mask = 0;     // link directions it receives on
   bool passes_traffic = false;  // some message passes through it
   bool trace_tasks = false;     // keep per-task first/last cycles (tests of hand-built Programs)
+  bool step_spans = false;      // keep per-step spans (a Chrome trace; implied by trace_tasks)
 };
 
 class Node : public sc_core::sc_module {
@@ -49,7 +50,7 @@ class Node : public sc_core::sc_module {
   std::uint32_t words_done(std::uint32_t task) const { return context_.words_done(task); }
   std::span<const ComputeFlow> computes() const { return context_.computes; }
   const std::vector<NarrowCycle>& compute_done() const { return context_.compute_done; }
-  const std::vector<NarrowStepRecord>& step_records() const { return context_.steps; }
+  std::vector<StepRecord> step_records() const { return context_.steps.records(); }
   const std::vector<TaskRecord>& task_trace() const { return context_.trace; }  // empty unless asked
   const FmaPipeline& pipeline() const { return pipeline_; }
   const NodeDatapath& datapath() const { return *context_.datapath; }

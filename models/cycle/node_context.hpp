@@ -16,6 +16,7 @@
 #include "models/cycle/link_channel.hpp"
 #include "models/cycle/node_memory.hpp"
 #include "models/cycle/node_plan.hpp"
+#include "models/cycle/step_log.hpp"
 #include "models/cycle/task_window.hpp"
 #include "models/engine_records.hpp"
 #include "sim/dataflow.hpp"
@@ -89,7 +90,7 @@ struct NodeContext {
   // Per receive and send still in play: words stored or sent (TaskWindow; the others are not
   // counted, they are known by the sequencer's pointer).
   TaskWindow counts;
-  std::vector<NarrowStepRecord> steps;  // per global step label
+  StepLog steps;                     // per global step label
   std::vector<TaskRecord> trace;     // per task, when asked
   // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their
   // last word arrives. Until then they count as incomplete.
@@ -173,7 +174,8 @@ struct NodeContext {
     r.count += static_cast<std::uint32_t>(n);
     r.last = last;
   }
-  void allocate_plan(const NodePlans& plans, bool keep_trace);
+  // keep_trace: per-task first and last cycles; keep_spans: per-step spans (StepLog).
+  void allocate_plan(const NodePlans& plans, bool keep_trace, bool keep_spans);
   const Program& program() const { return *run->program; }
   [[noreturn]] void fail(const std::string& what) const;
 };

@@ -70,7 +70,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     const bool stepping = std::find(config.stepping_nodes.begin(), config.stepping_nodes.end(), i) != config.stepping_nodes.end();
     const NodeSettings settings{period,          config.fma_latency, config.fma_per_cycle,
                                 config.fast_forward && !stepping, traffic.out[i], traffic.in[i],
-                                traffic.passes[i], config.trace_tasks};
+                                traffic.passes[i], config.trace_tasks, config.step_spans};
     return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), finished);
   });
   sc_core::sc_spawn_options options;
