@@ -38,7 +38,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
            std::function<void(std::size_t, Cycle)> finished)
     : sc_core::sc_module(name),
       settings_(settings),
-      pipeline_("fma", settings.fma_latency, settings.fma_per_cycle),
+      pipeline_(settings.fma_latency, settings.fma_per_cycle),
       ports_(context_),
       sequencer_(context_, run.policy->waits_for_whole_blocks(),
                  [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
@@ -57,10 +57,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   for (std::uint32_t i = 0; i < context_.node->tasks.size(); ++i)
     if (context_.task(i).kind == TaskKind::Receive) context_.incoming_left += run.program->messages[context_.task(i).message].words;
   ports_.plan_directions(settings.out_mask, settings.in_mask, settings.passes_traffic);
-  if (!settings.fast_forward) fast_forward_refusal_ = "fast_forward is off";
-  else if (settings.fma_per_cycle != 1) fast_forward_refusal_ = "fast-forward covers fma_per_cycle = 1 only";
-  else if (!run.policy->waits_for_whole_blocks()) fast_forward_refusal_ = "fast-forward covers roll_policy after_compute only";
-  fast_forward_enabled_ = fast_forward_refusal_.empty();
+  fast_forward_enabled_ = fast_forward_refusal().empty();
   batching_ = fast_forward_enabled_ && !settings.passes_traffic;
   if (batching_) ports_.enable_batching();
   sc_core::sc_spawn_options options;
@@ -69,6 +66,14 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   // costs the clock nothing; one that steps every cycle is cheaper statically sensitive.
   if (!fast_forward_enabled_) options.set_sensitivity(&tick_);
   sc_core::sc_spawn([this] { activate(); }, "tick", &options);
+}
+
+// Derived when asked rather than kept: every node would hold the same text.
+std::string Node::fast_forward_refusal() const {
+  if (!settings_.fast_forward) return "fast_forward is off";
+  if (settings_.fma_per_cycle != 1) return "fast-forward covers fma_per_cycle = 1 only";
+  if (!context_.run->policy->waits_for_whole_blocks()) return "fast-forward covers roll_policy after_compute only";
+  return {};
 }
 
 void Node::start_of_simulation() {

@@ -72,7 +72,7 @@ class Node : public sc_core::sc_module {
   std::pair<std::size_t, std::string> waits_on() const;
   std::uint32_t awaited_message() const;  // the message behind waits_on(), or no_task
   // Why fast-forward could not engage for this run's settings, or empty when it could.
-  std::string fast_forward_refusal() const { return fast_forward_refusal_; }
+  std::string fast_forward_refusal() const;
   // For waveforms: whether an fma issued this cycle, and the cycle's class (0 busy,
   // 1 dependency, 2 operands, 3 back-pressure, 4 idle).
   const bool& trace_busy() const { return trace_busy_; }
@@ -102,19 +102,19 @@ class Node : public sc_core::sc_module {
   sc_core::sc_time one_cycle_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;
-  Trigger trigger_ = Trigger::Tick;
+  // The flags last, together: one node object per torus node, so no padding between them.
   Cycle wake_at_ = never;
   Cycle last_cycle_ = never;
-  bool fast_forward_enabled_ = false;
-  bool batching_ = false;  // send-ahead and take-ahead (LinkPorts), with fast-forward
-  std::string fast_forward_refusal_;
   Cycle issue_resume_ = 0;       // cycles before this were issued and accounted ahead of time
-  bool asleep_ = false;
-  bool waiting_asleep_ = false;  // asleep waiting for words: the skipped cycles are operand stalls
   Cycle sleep_from_ = 0;
   Cycle stuck_from_ = never;
-  bool trace_busy_ = false;
   unsigned trace_state_ = 4;
+  Trigger trigger_ = Trigger::Tick;
+  bool fast_forward_enabled_ = false;
+  bool batching_ = false;  // send-ahead and take-ahead (LinkPorts), with fast-forward
+  bool asleep_ = false;
+  bool waiting_asleep_ = false;  // asleep waiting for words: the skipped cycles are operand stalls
+  bool trace_busy_ = false;
 };
 
 }  // namespace torus

@@ -138,11 +138,11 @@ struct NodeContext {
   Cycle sent_ahead_until = 0;       // the last cycle a word of its own scheduled ahead leaves
   const std::uint32_t* posted_before = nullptr;  // receives before this task index are posted
   Cycle last_progress = 0;          // last cycle an fma issued or a word moved
+  std::string fault_record;
+  int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
   // Set by whoever changes what may leave (a word stored, a compute finished, a send posted),
   // so the ports re-check queue heads they had found blocked.
   bool send_state_changed = true;
-  std::string fault_record;
-  int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
 
   const Task& task(std::uint32_t i) const { return node->tasks[i]; }
   const TaskDetail& detail(std::uint32_t i) const { return node->detail(node->tasks[i]); }  // a load, compute or fft
