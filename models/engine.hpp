@@ -25,6 +25,9 @@ struct EngineInputs {
   bool split_complex = false;  // complex data on a real fma unit: four fma per multiply-add
   std::function<std::unique_ptr<NodeDatapath>(std::size_t node)> make_datapath;
   std::function<void(Cycle)> on_progress;  // now and then, the cycle reached; empty: not called
+  // Keep per-step spans (done, first and last word sent) in the records: a Chrome trace reads them.
+  // The SystemC engine leaves them out otherwise (never); the event engine always keeps them.
+  bool step_spans = false;
 };
 
 // Contract: once the engine function has returned, records() describe the whole run and

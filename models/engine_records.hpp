@@ -16,8 +16,8 @@
 
 namespace torus {
 
-// Per global step label: what one node did in it. `C` holds a cycle: Cycle, or NarrowCycle in
-// the SystemC engine, which keeps one record per node and step (24 bytes instead of 40).
+// Per global step label: what one node did in it. `C` holds a cycle (Cycle; the SystemC engine
+// keeps its own narrower log, models/cycle/step_log.hpp, and hands it over in this form).
 template <class C>
 struct BasicStepRecord {
   C start = never;       // first fma
@@ -28,7 +28,6 @@ struct BasicStepRecord {
   std::uint32_t words_sent = 0;
 };
 using StepRecord = BasicStepRecord<Cycle>;
-using NarrowStepRecord = BasicStepRecord<NarrowCycle>;
 
 // Per node and global step (never / 0 when the node did nothing in that step).
 struct StepRecords {

@@ -19,7 +19,8 @@ Tensor3<T> simulate_matmul(const RunConfig& run, const MachineConfig& machine, c
   const TimedProgram timed = time_program(
       {run, machine, fault, program, split,
        [&](std::size_t node) { return values ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T)); },
-       {}},
+       {},
+       false},
       false, (q.m * q.k * q.n + outcome.counts.scalar_adds) * cost, progress, report);
   report.values = values;
   Tensor3<T> c;

@@ -169,6 +169,7 @@ TimedProgram time_program(EngineInputs inputs, bool inverse_last, std::uint64_t 
   std::optional<ProgressMeter> meter;
   if (progress) meter.emplace(predicted.cycles, progress);
   if (meter) inputs.on_progress = [&meter](Cycle cycle) { meter->update(cycle); };
+  if (!inputs.run.chrome_trace.empty()) inputs.step_spans = true;
   TimedProgram out;
   out.engine = machine.engine == "event" ? run_event_engine(inputs) : run_cycle_engine(inputs);
   if (meter && meter->shown()) progress("");
@@ -230,7 +231,8 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
        [&](std::size_t node) {
          return values && !programs.values_apart() ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T));
        },
-       {}},
+       {},
+       false},
       inverse_last, fma_expected, progress, report);
   const std::unique_ptr<EngineRun>& engine = timed.engine;
   const EngineRecords& records = timed.records;

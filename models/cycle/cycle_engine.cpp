@@ -40,6 +40,7 @@ TopConfig top_config(const EngineInputs& in) {
   // A message's start-up is a wait with no word moving: the watchdog allows for it like a link's latency.
   config.watchdog_cycles = fault.watchdog(machine.fma_latency, machine.link_latency + machine.message_startup_cycles,
                                           (rate.den + rate.num - 1) / rate.num);
+  config.step_spans = in.step_spans;
   config.on_progress = in.on_progress;
   return config;
 }

@@ -20,9 +20,8 @@ bool TaskSequencer::step_fft(Cycle cycle, Blocked& blocked, std::size_t& issued)
   const std::uint32_t task = next_;
   while (fft_.issued < fft_.per_pass && context_.pipeline->has_slot(cycle)) {
     fft_.last_result = context_.pipeline->issue(cycle);
-    if (step_->start == never) step_->start = cycle;
-    ++step_->fma;
-    context_.note(task, cycle);
+    StepLog::issued(*step_, 1, cycle);
+    context_.trace_run(task, 1, cycle, cycle);
     ++fft_.issued;
     ++issued;
   }
@@ -77,7 +76,7 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
           0, 0, cycle, cycle};
   entered_ = true;
   last_compute_ = no_task;  // the sends after it wait for no compute: only for their words
-  step_ = &context_.steps[task.label.global_step];
+  step_ = &context_.steps.tally(task.label.global_step);
   post_following_sends(cycle);
   blocked = Blocked::None;
   return true;
@@ -98,7 +97,7 @@ void TaskSequencer::finish_fft(Cycle usable) {
   if (stats.fft_fma.size() <= transform) stats.fft_fma.resize(transform + 1, 0), stats.fft_butterflies.resize(transform + 1, 0);
   stats.fft_fma[transform] += spec.butterflies() * context_.run->fma_per_butterfly;
   stats.fft_butterflies[transform] += spec.butterflies();
-  step_->done = step_->done == never ? usable : std::max<Cycle>(step_->done, usable);
+  context_.steps.done(*step_, usable);
   if (!context_.trace.empty()) context_.trace[next_].last = usable;
   context_.send_state_changed = true;
   advance();
@@ -131,9 +130,8 @@ Cycle TaskSequencer::fast_forward_fft(Cycle cycle, Cycle limit) {
   }
   if (count == 0) return cycle;
   context_.pipeline->issue_run(count, last);
-  if (step_->start == never) step_->start = first;
-  step_->fma += static_cast<std::uint32_t>(count);
-  context_.note_run(next_, count, first, last);
+  StepLog::issued(*step_, count, first);
+  context_.trace_run(next_, count, first, last);
   context_.stats.fast_forwarded_fma += count;
   context_.stats.busy_cycles += count;
   context_.stats.dependency_stalls += stalls;

@@ -4,14 +4,13 @@
 
 namespace torus {
 
-FmaPipeline::FmaPipeline(const sc_core::sc_module_name& name, Cycle latency, unsigned per_cycle)
-    : sc_core::sc_module(name), latency_(latency), per_cycle_(per_cycle) {
+FmaPipeline::FmaPipeline(Cycle latency, unsigned per_cycle) : latency_(latency), per_cycle_(per_cycle) {
   if (latency < 1) throw std::invalid_argument("fma_latency must be at least 1 cycle");
   if (per_cycle < 1) throw std::invalid_argument("fma_per_cycle must be at least 1");
 }
 
 Cycle FmaPipeline::issue(Cycle cycle) {
-  if (!has_slot(cycle)) throw std::logic_error(std::string(name()) + ": more fma issued in one cycle than the unit accepts");
+  if (!has_slot(cycle)) throw std::logic_error("fma unit: more fma issued in one cycle than the unit accepts");
   if (cycle != current_cycle_) {
     current_cycle_ = cycle;
     issued_this_cycle_ = 0;
@@ -25,7 +24,7 @@ Cycle FmaPipeline::issue(Cycle cycle) {
 void FmaPipeline::issue_run(std::size_t count, Cycle last) {
   if (count == 0) return;
   if (per_cycle_ != 1 || (current_cycle_ != never && last < current_cycle_ + count))
-    throw std::logic_error(std::string(name()) + ": a run of fma overlaps earlier issues");
+    throw std::logic_error("fma unit: a run of fma overlaps earlier issues");
   current_cycle_ = last;
   issued_this_cycle_ = 1;
   stats_.issued += count;

@@ -2,11 +2,14 @@
 // A node's fma unit: accepts up to `per_cycle` new fma per cycle; each result becomes usable
 // `latency` cycles after issue (an fma issued at cycle c feeds a dependent fma issued at
 // c + latency, not earlier). The unit only keeps time: the node's datapath computes the value
-// at issue and the node's memory marks the word usable from the returned cycle.
+// at issue and the node's memory marks the word usable from the returned cycle. A plain object,
+// not a SystemC module: it has no process of its own, and a module would add its kernel
+// record to every node.
 
-#include <string>
+#include <cstddef>
+#include <cstdint>
 
-#include "models/cycle/systemc.hpp"
+#include "models/cycle_type.hpp"
 
 namespace torus {
 
@@ -15,9 +18,9 @@ struct FmaStats {
   std::uint64_t busy_cycles = 0;  // cycles with at least one issue
 };
 
-class FmaPipeline : public sc_core::sc_module {
+class FmaPipeline {
  public:
-  FmaPipeline(const sc_core::sc_module_name& name, Cycle latency, unsigned per_cycle);
+  FmaPipeline(Cycle latency, unsigned per_cycle);
 
   bool has_slot(Cycle cycle) const { return cycle != current_cycle_ || issued_this_cycle_ < per_cycle_; }
   // Precondition: has_slot(cycle); cycles passed must not decrease. Returns the cycle from
@@ -33,10 +36,10 @@ class FmaPipeline : public sc_core::sc_module {
 
  private:
   Cycle latency_;
-  unsigned per_cycle_;
   Cycle current_cycle_ = never;
-  unsigned issued_this_cycle_ = 0;
   FmaStats stats_;
+  unsigned per_cycle_;
+  unsigned issued_this_cycle_ = 0;
 };
 
 }  // namespace torus

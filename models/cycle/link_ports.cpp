@@ -41,7 +41,7 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
   context_.memory.owe(t.buffer, generation, m.words);
   const auto d = static_cast<std::size_t>(context_.program().route(m).front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
-                          &context_.steps[t.label.global_step], cycle});
+                          &context_.steps.tally(t.label.global_step), cycle});
   retry_at_[d] = 0;
 }
 
@@ -80,7 +80,7 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
     BufferState& buffer = context_.memory.buffer(in.buffer);
     // Its place still owes a word to a link, or will when an older block lands there.
     if (!buffer.words[word.index].replaceable(cycle) || context_.memory.awaits_older(in.buffer, word.index, in.generation)) return false;
-    if (context_.count[in.task] == 0) buffer.tag = context_.program().messages[word.message].tag;
+    if (context_.words_done(in.task) == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
   }
@@ -251,11 +251,7 @@ void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
 
 // For reports: `words` of the message left, the first at `first`, the last at `last`.
 void LinkPorts::record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last) {
-  NarrowStepRecord& step = *o.step;
-  // Words sent ahead have their own cycles, so the step's sends are not noted in time order.
-  step.first_send = std::min<Cycle>(step.first_send, first);
-  step.last_send = step.last_send == never ? last : std::max<Cycle>(step.last_send, last);
-  step.words_sent += words;
+  context_.steps.sent(*o.step, words, first, last);
   context_.stats.words_sent += words;
   context_.last_progress = std::max(context_.last_progress, last);
 }

@@ -44,7 +44,7 @@ std::size_t LinkPorts::take(const CommittedRun& words, std::size_t count) {
     // later notification could not move the pending one. A receive the waiting compute's gate
     // needs matters only when the gate opens: when the last of its receives is complete.
     if (wake == never && taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation)) wake = first;
-    if (context_.count[taking_.task] == taking_.words) {
+    if (context_.words_done(taking_.task) == taking_.words) {
       context_.completions.push_back({taking_.task, last});
       if (context_.in_gate(taking_.task)) gate_filled = true;
       else if (wake == never) wake = last;
@@ -75,7 +75,7 @@ std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
     context_.datapath->write(into, word.index, words.value(k));
     context_.memory.store(into, word.index, taking_.generation, arrival);
   }
-  if (k > 0 && context_.count[taking_.task] == 0) buffer.tag = context_.program().messages[taking_.message].tag;
+  if (k > 0 && context_.words_done(taking_.task) == 0) buffer.tag = context_.program().messages[taking_.message].tag;
   return k;
 }
 

@@ -10,14 +10,13 @@ void NodeContext::fail(const std::string& what) const {
   throw std::logic_error("node " + run->program->describe_node(index) + ": " + what);
 }
 
-void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace) {
+void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace, bool keep_spans) {
   plan = &plans.of(index);
   info = plan->info;
   computes = plan->computes;
   ffts = plan->ffts;
-  count.assign(info.size(), 0);
   compute_done.assign(computes.size(), never);
-  steps.assign(plan->steps, NarrowStepRecord{});
+  steps.allocate(plan->steps, keep_spans);
   if (keep_trace) trace.assign(info.size(), TaskRecord{});
 }
 
@@ -39,7 +38,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
            std::function<void(std::size_t, Cycle)> finished)
     : sc_core::sc_module(name),
       settings_(settings),
-      pipeline_("fma", settings.fma_latency, settings.fma_per_cycle),
+      pipeline_(settings.fma_latency, settings.fma_per_cycle),
       ports_(context_),
       sequencer_(context_, run.policy->waits_for_whole_blocks(),
                  [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
@@ -49,7 +48,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   context_.index = index;
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
-  context_.allocate_plan(*run.plans, settings.trace_tasks);
+  context_.allocate_plan(*run.plans, settings.trace_tasks, settings.trace_tasks || settings.step_spans);
   sequencer_.start();
   context_.posted_before = sequencer_.next_task_pointer();
   context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
@@ -58,10 +57,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   for (std::uint32_t i = 0; i < context_.node->tasks.size(); ++i)
     if (context_.task(i).kind == TaskKind::Receive) context_.incoming_left += run.program->messages[context_.task(i).message].words;
   ports_.plan_directions(settings.out_mask, settings.in_mask, settings.passes_traffic);
-  if (!settings.fast_forward) fast_forward_refusal_ = "fast_forward is off";
-  else if (settings.fma_per_cycle != 1) fast_forward_refusal_ = "fast-forward covers fma_per_cycle = 1 only";
-  else if (!run.policy->waits_for_whole_blocks()) fast_forward_refusal_ = "fast-forward covers roll_policy after_compute only";
-  fast_forward_enabled_ = fast_forward_refusal_.empty();
+  fast_forward_enabled_ = fast_forward_refusal().empty();
   batching_ = fast_forward_enabled_ && !settings.passes_traffic;
   if (batching_) ports_.enable_batching();
   sc_core::sc_spawn_options options;
@@ -70,6 +66,14 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   // costs the clock nothing; one that steps every cycle is cheaper statically sensitive.
   if (!fast_forward_enabled_) options.set_sensitivity(&tick_);
   sc_core::sc_spawn([this] { activate(); }, "tick", &options);
+}
+
+// Derived when asked rather than kept: every node would hold the same text.
+std::string Node::fast_forward_refusal() const {
+  if (!settings_.fast_forward) return "fast_forward is off";
+  if (settings_.fma_per_cycle != 1) return "fast-forward covers fma_per_cycle = 1 only";
+  if (!context_.run->policy->waits_for_whole_blocks()) return "fast-forward covers roll_policy after_compute only";
+  return {};
 }
 
 void Node::start_of_simulation() {
@@ -87,8 +91,8 @@ std::size_t Node::state_bytes() const {
   // The ports themselves, not SystemC's records of them (README, "Speed").
   const std::size_t port_bytes = direction_count * (sizeof(out[0]) + sizeof(in[0]));
   return sizeof(Node) + port_bytes + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
-         context_.count.capacity() * sizeof(std::uint32_t) + context_.compute_done.capacity() * sizeof(NarrowCycle) +
-         context_.steps.capacity() * sizeof(NarrowStepRecord) + context_.trace.capacity() * sizeof(TaskRecord) +
+         context_.counts.bytes() + context_.compute_done.capacity() * sizeof(NarrowCycle) +
+         context_.steps.bytes() + context_.trace.capacity() * sizeof(TaskRecord) +
          context_.completions.capacity() * sizeof(context_.completions[0]) + ports_.bytes() +
          (context_.stats.fft_fma.capacity() + context_.stats.fft_butterflies.capacity()) * sizeof(std::uint64_t);
 }
@@ -307,7 +311,7 @@ std::uint32_t Node::awaited_message() const {
   const std::uint32_t compute = sequencer_.current_compute();
   if (compute == no_task) return no_task;
   for (const std::uint32_t receive : context_.computes[context_.info[compute]].filled_by)
-    if (receive != no_task && context_.count[receive] < context_.words_of(receive)) return context_.task(receive).message;
+    if (receive != no_task && context_.words_done(receive) < context_.words_of(receive)) return context_.task(receive).message;
   return no_task;
 }
 
@@ -318,7 +322,7 @@ std::pair<std::size_t, std::string> Node::waits_on() const {
     for (const std::uint32_t receive : context_.computes[context_.info[compute]].filled_by) {
       if (receive == no_task) continue;
       const Message& m = program.messages[context_.task(receive).message];
-      if (context_.count[receive] < m.words)
+      if (context_.words_done(receive) < m.words)
         return {m.source, "message " + std::to_string(context_.task(receive).message) + " (" + program.describe(m.tag) + ")"};
     }
   for (const std::size_t d : ports_.send_directions())  // a word it must send first, held up by a credit

@@ -28,6 +28,7 @@ struct NodeSettings {
   std::uint8_t in_mask = 0;     // link directions it receives on
   bool passes_traffic = false;  // some message passes through it
   bool trace_tasks = false;     // keep per-task first/last cycles (tests of hand-built Programs)
+  bool step_spans = false;      // keep per-step spans (a Chrome trace; implied by trace_tasks)
 };
 
 class Node : public sc_core::sc_module {
@@ -45,10 +46,11 @@ class Node : public sc_core::sc_module {
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
-  const std::vector<std::uint32_t>& task_counts() const { return context_.count; }
+  // Words a receive has stored or a send has sent so far.
+  std::uint32_t words_done(std::uint32_t task) const { return context_.words_done(task); }
   std::span<const ComputeFlow> computes() const { return context_.computes; }
   const std::vector<NarrowCycle>& compute_done() const { return context_.compute_done; }
-  const std::vector<NarrowStepRecord>& step_records() const { return context_.steps; }
+  std::vector<StepRecord> step_records() const { return context_.steps.records(); }
   const std::vector<TaskRecord>& task_trace() const { return context_.trace; }  // empty unless asked
   const FmaPipeline& pipeline() const { return pipeline_; }
   const NodeDatapath& datapath() const { return *context_.datapath; }
@@ -70,7 +72,7 @@ class Node : public sc_core::sc_module {
   std::pair<std::size_t, std::string> waits_on() const;
   std::uint32_t awaited_message() const;  // the message behind waits_on(), or no_task
   // Why fast-forward could not engage for this run's settings, or empty when it could.
-  std::string fast_forward_refusal() const { return fast_forward_refusal_; }
+  std::string fast_forward_refusal() const;
   // For waveforms: whether an fma issued this cycle, and the cycle's class (0 busy,
   // 1 dependency, 2 operands, 3 back-pressure, 4 idle).
   const bool& trace_busy() const { return trace_busy_; }
@@ -100,19 +102,19 @@ class Node : public sc_core::sc_module {
   sc_core::sc_time one_cycle_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;
-  Trigger trigger_ = Trigger::Tick;
+  // The flags last, together: one node object per torus node, so no padding between them.
   Cycle wake_at_ = never;
   Cycle last_cycle_ = never;
-  bool fast_forward_enabled_ = false;
-  bool batching_ = false;  // send-ahead and take-ahead (LinkPorts), with fast-forward
-  std::string fast_forward_refusal_;
   Cycle issue_resume_ = 0;       // cycles before this were issued and accounted ahead of time
-  bool asleep_ = false;
-  bool waiting_asleep_ = false;  // asleep waiting for words: the skipped cycles are operand stalls
   Cycle sleep_from_ = 0;
   Cycle stuck_from_ = never;
-  bool trace_busy_ = false;
   unsigned trace_state_ = 4;
+  Trigger trigger_ = Trigger::Tick;
+  bool fast_forward_enabled_ = false;
+  bool batching_ = false;  // send-ahead and take-ahead (LinkPorts), with fast-forward
+  bool asleep_ = false;
+  bool waiting_asleep_ = false;  // asleep waiting for words: the skipped cycles are operand stalls
+  bool trace_busy_ = false;
 };
 
 }  // namespace torus

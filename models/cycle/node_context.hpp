@@ -16,6 +16,8 @@
 #include "models/cycle/link_channel.hpp"
 #include "models/cycle/node_memory.hpp"
 #include "models/cycle/node_plan.hpp"
+#include "models/cycle/step_log.hpp"
+#include "models/cycle/task_window.hpp"
 #include "models/engine_records.hpp"
 #include "sim/dataflow.hpp"
 #include "sim/micro_schedule.hpp"
@@ -85,14 +87,16 @@ struct NodeContext {
   std::span<const ComputeFlow> computes;    // NodePlan::computes
   std::span<const FftDataflow> ffts;        // NodePlan::ffts
   std::vector<NarrowCycle> compute_done;    // per compute: the cycle its last result is usable
-  std::vector<std::uint32_t> count;  // per task: words stored, fma issued or words sent
-  std::vector<NarrowStepRecord> steps;  // per global step label
+  // Per receive and send still in play: words stored or sent (TaskWindow; the others are not
+  // counted, they are known by the sequencer's pointer).
+  TaskWindow counts;
+  StepLog steps;                     // per global step label
   std::vector<TaskRecord> trace;     // per task, when asked
   // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their
   // last word arrives. Until then they count as incomplete.
   std::vector<std::pair<std::uint32_t, Cycle>> completions;
   bool complete_by(std::uint32_t receive, Cycle cycle) const {
-    if (count[receive] < words_of(receive)) return false;
+    if (words_done(receive) < words_of(receive)) return false;
     for (const auto& [task, at] : completions)
       if (task == receive) return at <= cycle;
     return true;
@@ -116,7 +120,7 @@ struct NodeContext {
     Cycle open = never;
     for (std::size_t r = 0; r < gate.size(); ++r) {
       if (gate[r] == no_task) continue;
-      if (count[gate[r]] < gate_words[r]) return never;
+      if (words_done(gate[r]) < gate_words[r]) return never;
       Cycle at = 0;
       for (const auto& [task, when] : completions)
         if (task == gate[r]) at = when;
@@ -134,33 +138,44 @@ struct NodeContext {
   Cycle sent_ahead_until = 0;       // the last cycle a word of its own scheduled ahead leaves
   const std::uint32_t* posted_before = nullptr;  // receives before this task index are posted
   Cycle last_progress = 0;          // last cycle an fma issued or a word moved
+  std::string fault_record;
+  int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
   // Set by whoever changes what may leave (a word stored, a compute finished, a send posted),
   // so the ports re-check queue heads they had found blocked.
   bool send_state_changed = true;
-  std::string fault_record;
-  int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
 
   const Task& task(std::uint32_t i) const { return node->tasks[i]; }
   const TaskDetail& detail(std::uint32_t i) const { return node->detail(node->tasks[i]); }  // a load, compute or fft
   std::uint32_t words_of(std::uint32_t receive_or_send) const { return run->program->messages[task(receive_or_send).message].words; }
-  // Counts one word or fma of task `i` at `cycle` (and traces it when asked).
-  void note(std::uint32_t i, Cycle cycle) {
-    ++count[i];
-    if (trace.empty()) return;
-    TaskRecord& r = trace[i];
-    if (r.count++ == 0) r.first = cycle;
-    r.last = cycle;
+  // Words stored by a receive or sent by a send so far (all of them once it is retired).
+  std::uint32_t words_done(std::uint32_t receive_or_send) const {
+    return counts.retired(receive_or_send) ? words_of(receive_or_send) : counts.count(receive_or_send);
   }
-  // note() for `n` fma of task `i` issued from cycle `first` to `last`.
+  // Whether task `i`'s count is no longer needed: passed by the sequencer and, for a receive
+  // or send, with all its words (nothing asks about it then but as finished).
+  bool count_settled(std::uint32_t i) const {
+    if (i >= *posted_before) return false;
+    const Task& t = task(i);
+    return (t.kind != TaskKind::Receive && t.kind != TaskKind::Send) || counts.count(i) == words_of(i);
+  }
+  // Counts one word of receive or send `i` at `cycle` (and traces it when asked).
+  void note(std::uint32_t i, Cycle cycle) { note_run(i, 1, cycle, cycle); }
+  // note() for `n` words of task `i`, the first at cycle `first`, the last at `last`.
   void note_run(std::uint32_t i, std::size_t n, Cycle first, Cycle last) {
-    count[i] += static_cast<std::uint32_t>(n);
+    counts.add(i, static_cast<std::uint32_t>(n), [this](std::uint32_t t) { return count_settled(t); });
+    trace_run(i, n, first, last);
+  }
+  // Traces `n` fma of a compute or FFT task issued from `first` to `last` (when asked; its
+  // progress is the sequencer's).
+  void trace_run(std::uint32_t i, std::size_t n, Cycle first, Cycle last) {
     if (trace.empty()) return;
     TaskRecord& r = trace[i];
     if (r.count == 0) r.first = first;
     r.count += static_cast<std::uint32_t>(n);
     r.last = last;
   }
-  void allocate_plan(const NodePlans& plans, bool keep_trace);
+  // keep_trace: per-task first and last cycles; keep_spans: per-step spans (StepLog).
+  void allocate_plan(const NodePlans& plans, bool keep_trace, bool keep_spans);
   const Program& program() const { return *run->program; }
   [[noreturn]] void fail(const std::string& what) const;
 };

@@ -70,7 +70,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     const bool stepping = std::find(config.stepping_nodes.begin(), config.stepping_nodes.end(), i) != config.stepping_nodes.end();
     const NodeSettings settings{period,          config.fma_latency, config.fma_per_cycle,
                                 config.fast_forward && !stepping, traffic.out[i], traffic.in[i],
-                                traffic.passes[i], config.trace_tasks};
+                                traffic.passes[i], config.trace_tasks, config.step_spans};
     return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), finished);
   });
   sc_core::sc_spawn_options options;
@@ -171,7 +171,7 @@ bool TorusTop::sent_in_full(std::uint32_t message) const {
   // Asked only after a stall: a scan of the source's list, not a table per message kept all run.
   const std::vector<Task>& tasks = program().nodes[m.source].tasks;
   for (std::size_t t = 0; t < tasks.size(); ++t)
-    if (tasks[t].kind == TaskKind::Send && tasks[t].message == message) return nodes[m.source].task_counts()[t] == m.words;
+    if (tasks[t].kind == TaskKind::Send && tasks[t].message == message) return nodes[m.source].words_done(static_cast<std::uint32_t>(t)) == m.words;
   return false;
 }
 

@@ -30,6 +30,7 @@ struct TopConfig {
   // Test hook: nodes whose index is in this set run with fast-forward off (empty: all alike).
   std::vector<std::size_t> stepping_nodes;
   bool trace_tasks = false;  // keep per-task first/last cycles (tests)
+  bool step_spans = false;   // keep per-step spans (a Chrome trace)
   FaultKind fault = FaultKind::None;
   std::size_t fault_node = 0;
   Direction fault_link = Direction::PlusQ;

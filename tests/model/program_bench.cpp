@@ -95,7 +95,8 @@ nlohmann::json records_here(const Program& program, const Machine& machine, cons
                             [&](std::size_t node) {
                               return values ? with_values(node) : make_null_datapath(program, node, sizeof(double));
                             },
-                            {}};
+                            {},
+                            true};  // every record compared, the per-step spans too
   try {
     const std::unique_ptr<EngineRun> timed = engine == "systemc" ? run_cycle_engine(inputs) : run_event_engine(inputs);
     return {{"completed", true}, {"records", records_json(timed->records())}, {"note", timed->records().fast_forward_note}};
@@ -141,7 +142,7 @@ ComplexBuffers engine_buffers(const Program& program, const Machine& machine, co
     const MachineConfig config = machine_config(machine);
     const FaultConfig fault;
     const EngineInputs inputs{run, config, fault, program, false,
-                              [&](std::size_t n) { return make_datapath(program, n, host); }, {}};
+                              [&](std::size_t n) { return make_datapath(program, n, host); }, {}, false};
     const std::unique_ptr<EngineRun> timed = engine == "systemc" ? run_cycle_engine(inputs) : run_event_engine(inputs);
     nlohmann::json buffers = nlohmann::json::array();
     for (std::uint32_t b = 0; b < program.nodes[node].buffers.size(); ++b) {

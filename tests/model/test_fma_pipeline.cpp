@@ -8,14 +8,14 @@
 using namespace torus;
 
 TEST_CASE("a result issued at cycle c is usable at c + L, not c + L - 1", "[model][fma]") {
-  FmaPipeline unit("fma", 4, 1);
+  FmaPipeline unit(4, 1);
   const Cycle usable = unit.issue(7);
   CHECK(usable == 11);  // 7 + 4: not 10, the cycle before
   CHECK(unit.stats().issued == 1);
 }
 
 TEST_CASE("the unit accepts fma_per_cycle issues per cycle", "[model][fma]") {
-  FmaPipeline unit("fma", 2, 3);
+  FmaPipeline unit(2, 3);
   for (int i = 0; i < 3; ++i) {
     REQUIRE(unit.has_slot(0));
     unit.issue(0);
@@ -30,14 +30,14 @@ TEST_CASE("the unit accepts fma_per_cycle issues per cycle", "[model][fma]") {
 
 TEST_CASE("a chain of k dependent fma, each issued when its input is usable, ends at k L", "[model][fma]") {
   const Cycle L = 5;
-  FmaPipeline unit("fma", L, 1);
+  FmaPipeline unit(L, 1);
   Cycle usable = 0;
   for (int k = 0; k < 6; ++k) usable = unit.issue(usable);  // each waits for the previous result
   CHECK(usable == 6 * L);
 }
 
 TEST_CASE("a fast-forwarded run counts one issue per cycle and refuses to overlap earlier issues", "[model][fma]") {
-  FmaPipeline unit("fma", 3, 1);
+  FmaPipeline unit(3, 1);
   unit.issue(10);
   CHECK_THROWS_AS(unit.issue_run(5, 14), std::logic_error);  // 5 issues by cycle 14 would need cycle 10 again
   unit.issue_run(5, 15);                                      // cycles 11..15, or later ones with gaps
