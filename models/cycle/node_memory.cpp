@@ -62,7 +62,8 @@ void NodeMemory::allocate(const NodeProgram& node, const NodePlan& plan, std::si
   // Sized once, exactly: the views below must not move.
   words_.assign(words, WordState{});
   component_ready_.assign(components > 1 ? words * components : 0, NarrowCycle{});
-  left_at_.assign(relayed, NarrowCycle(never));
+  left_at_.assign(relayed, 0);
+  wide_left_at_.clear();
   writes_left_.assign(accumulator, 0);
   updating_ = no_buffer;
   buffers_.assign(node.buffers.size(), BufferState{});
@@ -78,6 +79,28 @@ void NodeMemory::allocate(const NodeProgram& node, const NodePlan& plan, std::si
     }
     at += n;
   }
+}
+
+void NodeMemory::rebase_left(BufferState& buf, std::uint32_t word, Cycle latest) {
+  Cycle first = latest, last = latest;
+  for (std::uint32_t w = 0; w < buf.left_at.size(); ++w) {
+    const Cycle left = w == word ? never : left_at(buf, w);
+    if (left == never) continue;
+    first = std::min(first, left);
+    last = std::max(last, left);
+  }
+  if (last - first < max_offset) {
+    std::vector<Cycle> cycles(buf.left_at.size());
+    for (std::uint32_t w = 0; w < cycles.size(); ++w) cycles[w] = w == word ? latest : left_at(buf, w);
+    buf.left_base = first;
+    for (std::uint32_t w = 0; w < cycles.size(); ++w)
+      buf.left_at[w] = cycles[w] == never ? 0 : static_cast<std::uint16_t>(cycles[w] - first + 1);
+    return;
+  }
+  std::vector<NarrowCycle> wide(buf.left_at.size());
+  for (std::uint32_t w = 0; w < wide.size(); ++w) wide[w] = w == word ? latest : left_at(buf, w);
+  wide_left_at_.push_back(std::move(wide));
+  buf.wide_left_at = wide_left_at_.back().data();  // a vector moved keeps its storage
 }
 
 void NodeMemory::place(std::uint32_t b, std::uint32_t generation, Cycle cycle, const DataTag& tag) {
@@ -121,8 +144,10 @@ void NodeMemory::release_pending(std::uint32_t b, std::uint32_t generation, std:
 
 std::size_t NodeMemory::bytes() const {
   std::size_t total = buffers_.capacity() * sizeof(BufferState) + words_.capacity() * sizeof(WordState) +
-                      (component_ready_.capacity() + left_at_.capacity()) * sizeof(NarrowCycle) +
-                      writes_left_.capacity() * sizeof(std::uint16_t);
+                      component_ready_.capacity() * sizeof(NarrowCycle) +
+                      (left_at_.capacity() + writes_left_.capacity()) * sizeof(std::uint16_t) +
+                      wide_left_at_.capacity() * sizeof(wide_left_at_[0]);
+  for (const std::vector<NarrowCycle>& wide : wide_left_at_) total += wide.capacity() * sizeof(NarrowCycle);
   for (const BufferState& b : buffers_) total += b.pending_sends.capacity() * sizeof(BufferState::PendingSend);
   return total;
 }

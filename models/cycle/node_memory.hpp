@@ -6,9 +6,12 @@
 // live in the datapath; this is only the scoreboard.
 //
 // It is kept for every word of every node, so it is kept small: 8 bytes a word for what every
-// buffer needs, plus 4 for `left_at` in a buffer that is both received into and sent from
+// buffer needs, plus 2 for `left_at` in a buffer that is both received into and sent from
 // (only a word landing asks whether the old one has left; which buffers those are follows
-// from the node's task list, read once in allocate()). `writes_left` is kept once, for the
+// from the node's task list, read once in allocate()). The left cycles of a buffer are
+// offsets from a base: a block's words leave close together, so they fit in 16 bits; when
+// they spread wider (a word left long ago and kept, never sent again), the buffer moves to
+// 32-bit cycles of its own. Nothing is rounded: either form holds every cycle exactly. `writes_left` is kept once, for the
 // accumulator of the running compute: computes run one after another, and by the time the
 // next one enters, the last one has made every update it owed to the words its sends take.
 // All words of the node lie in one allocation per kind, each buffer a view of its part.
@@ -43,10 +46,13 @@ struct BufferState {
   std::span<WordState> words;
   std::span<NarrowCycle> component_ready;  // split complex only: per word * 2 + component
   // Received into and sent from only: per word the cycle it last left on a link (a word
-  // landing may replace it from the next cycle on). Empty otherwise.
-  std::span<NarrowCycle> left_at;
+  // landing may replace it from the next cycle on), as 0 (never) or 1 + cycle - left_base;
+  // unused once the buffer has moved to wide_left_at. Empty otherwise.
+  std::span<std::uint16_t> left_at;
+  NarrowCycle* wide_left_at = nullptr;  // per word, when the offsets no longer fit
   DataTag tag;                         // what the buffer holds now
   std::uint32_t owed_words = 0;        // words with owed > 0
+  NarrowCycle left_base = 0;
   Cycle busy_until = never;            // the last cycle a word of it leaves (sends scheduled ahead)
   // Posted sends waiting for a generation that is still arriving: a word stored later with
   // that generation is owed to them from the moment it lands.
@@ -102,8 +108,14 @@ class NodeMemory {
     const BufferState& buf = buffers_[b];
     if (buf.words[word].owed != 0) return false;
     if (buf.left_at.empty()) return true;  // never sent from
-    const Cycle left = buf.left_at[word];
+    const Cycle left = left_at(buf, word);
     return left == never || left < cycle;
+  }
+  // The cycle the word last left on a link (never if it has not), in a buffer that keeps it.
+  static Cycle left_at(const BufferState& buf, std::uint32_t word) {
+    if (buf.wide_left_at) return buf.wide_left_at[word];
+    const std::uint16_t offset = buf.left_at[word];
+    return offset == 0 ? never : Cycle{buf.left_base} + offset - 1;
   }
   // A send of `generation` is posted / has finished: it owes the words it will take, the first
   // `words` of the buffer (the block it sends leads the buffer).
@@ -114,8 +126,12 @@ class NodeMemory {
     WordState& w = buf.words[word];
     if (--w.owed == 0) --buf.owed_words;
     if (!buf.left_at.empty()) {  // else no word ever lands here to ask
-      const Cycle before = buf.left_at[word];
-      buf.left_at[word] = before == never ? left_at : std::max(before, left_at);
+      const Cycle before = NodeMemory::left_at(buf, word);
+      const Cycle latest = before == never ? left_at : std::max(before, left_at);
+      const Cycle base = buf.left_base;
+      if (buf.wide_left_at) buf.wide_left_at[word] = latest;
+      else if (latest >= base && latest - base < max_offset) buf.left_at[word] = static_cast<std::uint16_t>(latest - base + 1);
+      else rebase_left(buf, word, latest);
     }
     buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
   }
@@ -159,11 +175,17 @@ class NodeMemory {
   std::size_t bytes() const;
 
  private:
+  static constexpr Cycle max_offset = 0xFFFF;  // left cycles base to base + max_offset - 1 fit
+  // Sets the word's left cycle where it does not fit: the base moves to the earliest cycle
+  // held, or, if they still spread too wide, the buffer moves to 32-bit cycles.
+  void rebase_left(BufferState& buf, std::uint32_t word, Cycle latest);
+
   std::vector<BufferState> buffers_;
   // Every buffer's words, one after another (BufferState's views point into these).
   std::vector<WordState> words_;
   std::vector<NarrowCycle> component_ready_;
-  std::vector<NarrowCycle> left_at_;
+  std::vector<std::uint16_t> left_at_;
+  std::vector<std::vector<NarrowCycle>> wide_left_at_;  // of the buffers that moved
   std::vector<std::uint16_t> writes_left_;  // of buffer updating_, sized for the largest accumulator
   std::uint32_t updating_ = no_buffer;
   std::size_t components_ = 1;

@@ -51,8 +51,8 @@ TEST_CASE("the scoreboard keeps left_at only where words land and leave, writes_
     CHECK(m.buffer(b).left_at.size() == left_at[b]);
     CHECK(m.buffer(b).component_ready.empty());
   }
-  // 17 words of 8 bytes, 8 cycles of left_at, 4 counts of writes_left (buffer 1), the four records.
-  CHECK(m.bytes() == 4 * sizeof(BufferState) + 17 * 8 + 8 * 4 + 4 * 2);
+  // 17 words of 8 bytes, 8 offsets of left_at, 4 counts of writes_left (buffer 1), the four records.
+  CHECK(m.bytes() == 4 * sizeof(BufferState) + 17 * 8 + 8 * 2 + 4 * 2);
 
   NodeMemory split;
   split.allocate(node, plan, 2);
@@ -93,6 +93,42 @@ TEST_CASE("a word landing waits for the send that owes the old one, until the cy
   CHECK(m.replaceable(0, 10));
 }
 
+TEST_CASE("left cycles held as 16-bit offsets stay exact when their base moves and when they spread wider", "[model][memory]") {
+  const NodeProgram node = four_buffers();
+  NodeMemory m;
+  m.allocate(node, plan_node(node, {}), 1);
+  const std::size_t before = m.bytes();
+  m.place(0, 1, 0, DataTag{});
+  m.owe(0, 1, 8);  // all eight words owed once
+  const auto leaves_exactly_at = [&m](std::uint32_t word, Cycle left) {
+    return !m.word_replaceable(0, word, left) && m.word_replaceable(0, word, left + 1);
+  };
+  m.settle(0, 0, 70000);  // past the first base (0) by more than 16 bits: the base moves up
+  m.settle(0, 1, 70005);
+  m.settle(0, 2, 69990);  // below the base: it moves down
+  CHECK(leaves_exactly_at(0, 70000));
+  CHECK(leaves_exactly_at(1, 70005));
+  CHECK(leaves_exactly_at(2, 69990));
+  CHECK(m.buffer(0).left_base == 69990);
+  CHECK(m.buffer(0).wide_left_at == nullptr);
+  CHECK(m.bytes() == before);
+  m.settle(0, 3, 69990 + 65534);  // the widest spread the offsets hold
+  CHECK(leaves_exactly_at(3, 69990 + 65534));
+  CHECK(m.buffer(0).wide_left_at == nullptr);
+  m.settle(0, 4, 69990 + 65535);  // one more: the buffer moves to 32-bit cycles, all kept
+  REQUIRE(m.buffer(0).wide_left_at != nullptr);
+  CHECK(m.bytes() == before + sizeof(std::vector<NarrowCycle>) + 8 * 4);
+  for (const auto& [word, left] : {std::pair<std::uint32_t, Cycle>{0, 70000}, {1, 70005}, {2, 69990}, {3, 69990 + 65534},
+                                   {4, 69990 + 65535}}) {
+    INFO(word);
+    CHECK(leaves_exactly_at(word, left));
+  }
+  CHECK(m.word_replaceable(0, 5, 0) == false);  // still owed
+  m.settle(0, 5, NarrowCycle::limit);
+  CHECK(NodeMemory::left_at(m.buffer(0), 5) == NarrowCycle::limit);
+  CHECK(NodeMemory::left_at(m.buffer(0), 6) == never);
+}
+
 TEST_CASE("a buffer only sent from keeps no left_at: its words are replaced as a whole", "[model][memory]") {
   const NodeProgram node = four_buffers();
   NodeMemory m;
@@ -118,7 +154,7 @@ TEST_CASE("updates are owed per word of the running compute's accumulator only",
   node.add(task_on(TaskKind::Compute, 4), compute);
   NodeMemory m;
   m.allocate(node, plan_node(node, {}), 1);
-  CHECK(m.bytes() == 5 * sizeof(BufferState) + 23 * 8 + 8 * 4 + 6 * 2);
+  CHECK(m.bytes() == 5 * sizeof(BufferState) + 23 * 8 + 8 * 2 + 6 * 2);
   for (std::uint32_t w = 0; w < 4; ++w) CHECK(m.writes_left(1, w) == 0);  // before any compute
   std::uint16_t* left = m.expect_updates(1, 3);
   for (std::uint32_t w = 0; w < 4; ++w) CHECK(m.writes_left(1, w) == 3);
