@@ -72,9 +72,8 @@ void NodeMemory::allocate(const NodeProgram& node, const NodePlan& plan, std::si
     const std::size_t n = node.buffers[b].words;
     BufferState& buf = buffers_[b];
     buf.words = {words_.data() + at, n};
-    if (components > 1) buf.component_ready = {component_ready_.data() + at * components, n * components};
     if (use[b].received && use[b].sent) {
-      buf.left_at = {left_at_.data() + relayed_at, n};
+      buf.left_at = left_at_.data() + relayed_at;
       relayed_at += n;
     }
     at += n;
@@ -83,21 +82,22 @@ void NodeMemory::allocate(const NodeProgram& node, const NodePlan& plan, std::si
 
 void NodeMemory::rebase_left(BufferState& buf, std::uint32_t word, Cycle latest) {
   Cycle first = latest, last = latest;
-  for (std::uint32_t w = 0; w < buf.left_at.size(); ++w) {
+  const auto n = static_cast<std::uint32_t>(buf.words.size());
+  for (std::uint32_t w = 0; w < n; ++w) {
     const Cycle left = w == word ? never : left_at(buf, w);
     if (left == never) continue;
     first = std::min(first, left);
     last = std::max(last, left);
   }
   if (last - first < max_offset) {
-    std::vector<Cycle> cycles(buf.left_at.size());
+    std::vector<Cycle> cycles(n);
     for (std::uint32_t w = 0; w < cycles.size(); ++w) cycles[w] = w == word ? latest : left_at(buf, w);
     buf.left_base = first;
     for (std::uint32_t w = 0; w < cycles.size(); ++w)
       buf.left_at[w] = cycles[w] == never ? 0 : static_cast<std::uint16_t>(cycles[w] - first + 1);
     return;
   }
-  std::vector<NarrowCycle> wide(buf.left_at.size());
+  std::vector<NarrowCycle> wide(n);
   for (std::uint32_t w = 0; w < wide.size(); ++w) wide[w] = w == word ? latest : left_at(buf, w);
   wide_left_at_.push_back(std::move(wide));
   buf.wide_left_at = wide_left_at_.back().data();  // a vector moved keeps its storage
@@ -109,7 +109,7 @@ void NodeMemory::place(std::uint32_t b, std::uint32_t generation, Cycle cycle, c
     w.ready = cycle;
     w.generation = static_cast<std::uint16_t>(generation);  // allocate() saw it fits
   }
-  std::fill(buf.component_ready.begin(), buf.component_ready.end(), NarrowCycle(cycle));
+  std::ranges::fill(component_ready(b), NarrowCycle(cycle));
   buf.tag = tag;
 }
 

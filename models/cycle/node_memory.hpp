@@ -44,11 +44,10 @@ struct WordState {
 
 struct BufferState {
   std::span<WordState> words;
-  std::span<NarrowCycle> component_ready;  // split complex only: per word * 2 + component
   // Received into and sent from only: per word the cycle it last left on a link (a word
   // landing may replace it from the next cycle on), as 0 (never) or 1 + cycle - left_base;
-  // unused once the buffer has moved to wide_left_at. Empty otherwise.
-  std::span<std::uint16_t> left_at;
+  // unused once the buffer has moved to wide_left_at. Null otherwise.
+  std::uint16_t* left_at = nullptr;
   NarrowCycle* wide_left_at = nullptr;  // per word, when the offsets no longer fit
   DataTag tag;                         // what the buffer holds now
   std::uint32_t owed_words = 0;        // words with owed > 0
@@ -82,6 +81,13 @@ class NodeMemory {
   void allocate(const NodeProgram& node, const NodePlan& plan, std::size_t components);
 
   BufferState& buffer(std::uint32_t b) { return buffers_[b]; }
+  // Split complex only (empty otherwise): per word * components + component, the cycle each
+  // component may be read (the word's `ready` is the later of them).
+  std::span<NarrowCycle> component_ready(std::uint32_t b) {
+    if (components_ == 1) return {};
+    const auto first = static_cast<std::size_t>(buffers_[b].words.data() - words_.data());
+    return {component_ready_.data() + first * components_, buffers_[b].words.size() * components_};
+  }
   const BufferState& buffer(std::uint32_t b) const { return buffers_[b]; }
   std::size_t components() const { return components_; }
 
@@ -94,8 +100,10 @@ class NodeMemory {
     WordState& w = buf.words[word];
     w.ready = cycle;
     w.generation = static_cast<std::uint16_t>(generation);  // allocate() saw it fits
-    if (components_ > 1)
-      for (std::size_t c = 0; c < components_; ++c) buf.component_ready[word * components_ + c] = cycle;
+    if (components_ > 1) {
+      NarrowCycle* const ready = component_ready(b).data() + word * components_;
+      for (std::size_t c = 0; c < components_; ++c) ready[c] = cycle;
+    }
     for (const BufferState::PendingSend& p : buf.pending_sends)
       if (p.generation == generation && word < p.words) {
         if (w.owed == 0) ++buf.owed_words;
@@ -107,7 +115,7 @@ class NodeMemory {
   bool word_replaceable(std::uint32_t b, std::uint32_t word, Cycle cycle) const {
     const BufferState& buf = buffers_[b];
     if (buf.words[word].owed != 0) return false;
-    if (buf.left_at.empty()) return true;  // never sent from
+    if (!buf.left_at) return true;  // never sent from
     const Cycle left = left_at(buf, word);
     return left == never || left < cycle;
   }
@@ -125,7 +133,7 @@ class NodeMemory {
     BufferState& buf = buffers_[b];
     WordState& w = buf.words[word];
     if (--w.owed == 0) --buf.owed_words;
-    if (!buf.left_at.empty()) {  // else no word ever lands here to ask
+    if (buf.left_at) {  // else no word ever lands here to ask
       const Cycle before = NodeMemory::left_at(buf, word);
       const Cycle latest = before == never ? left_at : std::max(before, left_at);
       const Cycle base = buf.left_base;

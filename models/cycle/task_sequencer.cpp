@@ -124,6 +124,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
       context_.fail("task " + std::to_string(next_) + " needs " + context_.program().describe(*inputs[role].second) +
                     " but holds " + context_.program().describe(context_.memory.buffer(inputs[role].first).tag));
   micro_ = &context_.run->micro[d.kernel];
+  const std::span<NarrowCycle> components = context_.memory.component_ready(task.buffer);
   current_ = {micro_->instructions.data(),
               micro_->instructions.size(),
               acc.words.data(),
@@ -131,7 +132,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
               context_.memory.buffer(d.coefficient).words.data(),
               context_.program().kernels[d.kernel].operand_words(),  // the block's words lead the buffer
               context_.program().kernels[d.kernel].coefficient_words(),
-              acc.component_ready.empty() ? nullptr : acc.component_ready.data(),
+              components.empty() ? nullptr : components.data(),
               flow.accumulator_generation,
               flow.operand_generation,
               flow.coefficient_generation,
