@@ -87,9 +87,9 @@ void TaskSequencer::finish_fft(Cycle usable) {
   const Task& task = context_.task(next_);
   const FftSpec& spec = context_.program().ffts[context_.node->detail(task).kernel];
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {
-    BufferState& buffer = context_.memory.buffer(fft_output(*context_.node, task, spec, i));
-    for (WordState& w : buffer.words) w.ready = usable;
-    std::fill(buffer.component_ready.begin(), buffer.component_ready.end(), usable);
+    const std::uint32_t output = fft_output(*context_.node, task, spec, i);
+    for (WordState& w : context_.memory.buffer(output).words) w.ready = usable;
+    std::ranges::fill(context_.memory.component_ready(output), usable);
   }
   last_result_ = std::max(last_result_, usable);
   NodeStats& stats = context_.stats;

@@ -79,7 +79,7 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
     // Its place still owes a word to a link, or will when an older block lands there.
-    if (!buffer.words[word.index].replaceable(cycle) || context_.memory.awaits_older(in.buffer, word.index, in.generation)) return false;
+    if (!context_.memory.word_replaceable(in.buffer, word.index, cycle) || context_.memory.awaits_older(in.buffer, word.index, in.generation)) return false;
     if (context_.words_done(in.task) == 0) buffer.tag = context_.program().messages[word.message].tag;
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
@@ -98,7 +98,8 @@ bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {
     case SendRelease::ComputeDone:
       return (o.compute == no_task || context_.compute_done[o.compute] <= cycle) && NodeMemory::present(w, o.generation, cycle);
     case SendRelease::WordPresent: return NodeMemory::present(w, o.generation, cycle);
-    case SendRelease::WordFinal: return w.writes_left == 0 && NodeMemory::present(w, o.generation, cycle);
+    case SendRelease::WordFinal:
+      return context_.memory.writes_left(o.buffer, word_at(o)) == 0 && NodeMemory::present(w, o.generation, cycle);
   }
   return false;
 }
@@ -111,7 +112,7 @@ Cycle LinkPorts::release_cycle(const Outgoing& o) const {
     case SendRelease::ComputeDone:
       return o.compute == no_task ? ready : std::max<Cycle>(ready, context_.compute_done[o.compute]);
     case SendRelease::WordPresent: return ready;
-    case SendRelease::WordFinal: return w.writes_left == 0 ? ready : never;
+    case SendRelease::WordFinal: return context_.memory.writes_left(o.buffer, word_at(o)) == 0 ? ready : never;
   }
   return never;
 }

@@ -71,7 +71,7 @@ std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
   for (; k < count; ++k) {
     const QueuedWord& word = words.words[k];
     const Cycle arrival = word.arrival;
-    if (!buffer.words[word.index].replaceable(arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) break;
+    if (!context_.memory.word_replaceable(into, word.index, arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) break;
     context_.datapath->write(into, word.index, words.value(k));
     context_.memory.store(into, word.index, taking_.generation, arrival);
   }

@@ -51,7 +51,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   context_.allocate_plan(*run.plans, settings.trace_tasks, settings.trace_tasks || settings.step_spans);
   sequencer_.start();
   context_.posted_before = sequencer_.next_task_pointer();
-  context_.memory.allocate(*context_.node, run.split_complex ? 2 : 1);
+  context_.memory.allocate(*context_.node, *context_.plan, run.split_complex ? 2 : 1);
   context_.datapath = std::move(datapath);
   context_.pipeline = &pipeline_;
   for (std::uint32_t i = 0; i < context_.node->tasks.size(); ++i)

@@ -1,38 +1,57 @@
 #pragma once
 // A node's buffers as the timing model sees them: per word, the cycle its value becomes
-// usable, which generation of the buffer's content it holds (sim/dataflow.hpp), how many
-// posted sends still owe it to a link, and how many updates the running compute still has to
-// make to it. Values live in the datapath; this is only the scoreboard.
+// usable, which generation of the buffer's content it holds (sim/dataflow.hpp) and how many
+// posted sends still owe it to a link; where a buffer needs them, the cycle each word last
+// left on a link and how many updates the running compute still has to make to it. Values
+// live in the datapath; this is only the scoreboard.
+//
+// It is kept for every word of every node, so it is kept small: 8 bytes a word for what every
+// buffer needs, plus 2 for `left_at` in a buffer that is both received into and sent from
+// (only a word landing asks whether the old one has left; which buffers those are follows
+// from the node's task list, read once in allocate()). The left cycles of a buffer are
+// offsets from a base: a block's words leave close together, so they fit in 16 bits; when
+// they spread wider (a word left long ago and kept, never sent again), the buffer moves to
+// 32-bit cycles of its own. Nothing is rounded: either form holds every cycle exactly. `writes_left` is kept once, for the
+// accumulator of the running compute: computes run one after another, and by the time the
+// next one enters, the last one has made every update it owed to the words its sends take.
+// All words of the node lie in one allocation per kind, each buffer a view of its part.
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "models/narrow_cycle.hpp"
 #include "models/cycle/systemc.hpp"
+#include "models/cycle/node_plan.hpp"
 #include "sim/program.hpp"
 
 namespace torus {
 
-// 16 bytes: one is kept for every word of every node's buffers.
+// A task list that replaces one buffer's content more often than the 16-bit generations hold.
+class GenerationLimitError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// 8 bytes: one is kept for every word of every node's buffers.
 struct WordState {
   NarrowCycle ready = 0;          // first cycle the value may be read (max over components)
-  NarrowCycle left_at = never;    // the cycle it last left on a link: replaceable from the next one
-  std::uint32_t generation = 0;   // 0: never written
+  std::uint16_t generation = 0;   // 0: never written; allocate() refuses a node that needs more
   std::uint16_t owed = 0;         // posted sends that must take this word before it is replaced
-  std::uint16_t writes_left = 0;  // updates the current compute still makes to it
-  bool replaceable(Cycle cycle) const {
-    const Cycle left = left_at;
-    return owed == 0 && (left == never || left < cycle);
-  }
 };
 
 struct BufferState {
-  std::vector<WordState> words;
-  std::vector<NarrowCycle> component_ready;  // split complex only: per word * 2 + component
+  std::span<WordState> words;
+  // Received into and sent from only: per word the cycle it last left on a link (a word
+  // landing may replace it from the next cycle on), as 0 (never) or 1 + cycle - left_base;
+  // unused once the buffer has moved to wide_left_at. Null otherwise.
+  std::uint16_t* left_at = nullptr;
+  NarrowCycle* wide_left_at = nullptr;  // per word, when the offsets no longer fit
   DataTag tag;                         // what the buffer holds now
   std::uint32_t owed_words = 0;        // words with owed > 0
+  NarrowCycle left_base = 0;
   Cycle busy_until = never;            // the last cycle a word of it leaves (sends scheduled ahead)
   // Posted sends waiting for a generation that is still arriving: a word stored later with
   // that generation is owed to them from the moment it lands.
@@ -47,9 +66,28 @@ struct BufferState {
 
 class NodeMemory {
  public:
-  void allocate(const NodeProgram& node, std::size_t components);
+  // The most contents one buffer may hold in turn (its generations 1 to this).
+  static constexpr std::uint32_t generation_limit = 0xFFFF;
+
+  NodeMemory() = default;
+  // The buffers are views into the vectors below: a copy would see the original's words.
+  NodeMemory(const NodeMemory&) = delete;
+  NodeMemory& operator=(const NodeMemory&) = delete;
+  NodeMemory(NodeMemory&&) = default;  // the vectors keep their storage
+  NodeMemory& operator=(NodeMemory&&) = default;
+
+  // Throws GenerationLimitError when the plan replaces a buffer's content more than
+  // generation_limit times.
+  void allocate(const NodeProgram& node, const NodePlan& plan, std::size_t components);
 
   BufferState& buffer(std::uint32_t b) { return buffers_[b]; }
+  // Split complex only (empty otherwise): per word * components + component, the cycle each
+  // component may be read (the word's `ready` is the later of them).
+  std::span<NarrowCycle> component_ready(std::uint32_t b) {
+    if (components_ == 1) return {};
+    const auto first = static_cast<std::size_t>(buffers_[b].words.data() - words_.data());
+    return {component_ready_.data() + first * components_, buffers_[b].words.size() * components_};
+  }
   const BufferState& buffer(std::uint32_t b) const { return buffers_[b]; }
   std::size_t components() const { return components_; }
 
@@ -61,14 +99,31 @@ class NodeMemory {
     BufferState& buf = buffers_[b];
     WordState& w = buf.words[word];
     w.ready = cycle;
-    w.generation = generation;
-    if (components_ > 1)
-      for (std::size_t c = 0; c < components_; ++c) buf.component_ready[word * components_ + c] = cycle;
+    w.generation = static_cast<std::uint16_t>(generation);  // allocate() saw it fits
+    if (components_ > 1) {
+      NarrowCycle* const ready = component_ready(b).data() + word * components_;
+      for (std::size_t c = 0; c < components_; ++c) ready[c] = cycle;
+    }
     for (const BufferState::PendingSend& p : buf.pending_sends)
       if (p.generation == generation && word < p.words) {
         if (w.owed == 0) ++buf.owed_words;
         w.owed = static_cast<std::uint16_t>(w.owed + p.count);
       }
+  }
+  // Whether a word landing at `cycle` may take the place of `word`: no posted send still owes
+  // the word there, and it has left by the cycle before.
+  bool word_replaceable(std::uint32_t b, std::uint32_t word, Cycle cycle) const {
+    const BufferState& buf = buffers_[b];
+    if (buf.words[word].owed != 0) return false;
+    if (!buf.left_at) return true;  // never sent from
+    const Cycle left = left_at(buf, word);
+    return left == never || left < cycle;
+  }
+  // The cycle the word last left on a link (never if it has not), in a buffer that keeps it.
+  static Cycle left_at(const BufferState& buf, std::uint32_t word) {
+    if (buf.wide_left_at) return buf.wide_left_at[word];
+    const std::uint16_t offset = buf.left_at[word];
+    return offset == 0 ? never : Cycle{buf.left_base} + offset - 1;
   }
   // A send of `generation` is posted / has finished: it owes the words it will take, the first
   // `words` of the buffer (the block it sends leads the buffer).
@@ -78,10 +133,27 @@ class NodeMemory {
     BufferState& buf = buffers_[b];
     WordState& w = buf.words[word];
     if (--w.owed == 0) --buf.owed_words;
-    const Cycle before = w.left_at;
-    w.left_at = before == never ? left_at : std::max(before, left_at);
+    if (buf.left_at) {  // else no word ever lands here to ask
+      const Cycle before = NodeMemory::left_at(buf, word);
+      const Cycle latest = before == never ? left_at : std::max(before, left_at);
+      const Cycle base = buf.left_base;
+      if (buf.wide_left_at) buf.wide_left_at[word] = latest;
+      else if (latest >= base && latest - base < max_offset) buf.left_at[word] = static_cast<std::uint16_t>(latest - base + 1);
+      else rebase_left(buf, word, latest);
+    }
     buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
   }
+  // The compute accumulating into `b` is entered: each word of the buffer gets `updates`
+  // updates, counted down in the array returned (one per word, until the next compute enters).
+  std::uint16_t* expect_updates(std::uint32_t b, std::uint32_t updates) {
+    updating_ = b;
+    const auto words = static_cast<std::ptrdiff_t>(buffers_[b].words.size());
+    std::fill(writes_left_.begin(), writes_left_.begin() + words, static_cast<std::uint16_t>(updates));
+    return writes_left_.data();
+  }
+  // Updates the running compute still makes to the word: none outside its accumulator, nor
+  // after it (it makes each word of its block all of them).
+  std::uint32_t writes_left(std::uint32_t b, std::uint32_t word) const { return b == updating_ ? writes_left_[word] : 0; }
   // No word of the buffer is owed (landed or still arriving) or still to leave by `cycle`: it
   // may be replaced then.
   bool replaceable(std::uint32_t b, Cycle cycle) const {
@@ -107,11 +179,23 @@ class NodeMemory {
   static bool present(const WordState& w, std::uint32_t generation, Cycle cycle) {
     return w.generation == generation && w.ready <= cycle;
   }
-  // Words of scoreboard state the node allocates (for the memory report).
+  // Bytes of scoreboard state the node allocates (for the memory report).
   std::size_t bytes() const;
 
  private:
+  static constexpr Cycle max_offset = 0xFFFF;  // left cycles base to base + max_offset - 1 fit
+  // Sets the word's left cycle where it does not fit: the base moves to the earliest cycle
+  // held, or, if they still spread too wide, the buffer moves to 32-bit cycles.
+  void rebase_left(BufferState& buf, std::uint32_t word, Cycle latest);
+
   std::vector<BufferState> buffers_;
+  // Every buffer's words, one after another (BufferState's views point into these).
+  std::vector<WordState> words_;
+  std::vector<NarrowCycle> component_ready_;
+  std::vector<std::uint16_t> left_at_;
+  std::vector<std::vector<NarrowCycle>> wide_left_at_;  // of the buffers that moved
+  std::vector<std::uint16_t> writes_left_;  // of buffer updating_, sized for the largest accumulator
+  std::uint32_t updating_ = no_buffer;
   std::size_t components_ = 1;
 };
 

@@ -124,7 +124,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
       context_.fail("task " + std::to_string(next_) + " needs " + context_.program().describe(*inputs[role].second) +
                     " but holds " + context_.program().describe(context_.memory.buffer(inputs[role].first).tag));
   micro_ = &context_.run->micro[d.kernel];
-  for (WordState& w : acc.words) w.writes_left = static_cast<std::uint16_t>(micro_->updates_per_word);
+  const std::span<NarrowCycle> components = context_.memory.component_ready(task.buffer);
   current_ = {micro_->instructions.data(),
               micro_->instructions.size(),
               acc.words.data(),
@@ -132,13 +132,14 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
               context_.memory.buffer(d.coefficient).words.data(),
               context_.program().kernels[d.kernel].operand_words(),  // the block's words lead the buffer
               context_.program().kernels[d.kernel].coefficient_words(),
-              acc.component_ready.empty() ? nullptr : acc.component_ready.data(),
+              components.empty() ? nullptr : components.data(),
               flow.accumulator_generation,
               flow.operand_generation,
               flow.coefficient_generation,
               task.buffer,
               d.operand,
-              d.coefficient};
+              d.coefficient,
+              context_.memory.expect_updates(task.buffer, micro_->updates_per_word)};
   entered_ = true;
   instruction_ = 0;
   last_compute_ = context_.info[next_];
@@ -205,7 +206,7 @@ void TaskSequencer::issue_one(Cycle cycle) {
   WordState& word = c.accumulator[i.accumulator];
   if (c.component_ready) word.ready = std::max(c.component_ready[2 * i.accumulator], c.component_ready[2 * i.accumulator + 1]);
   last_result_ = result;
-  if (--word.writes_left == 0) context_.send_state_changed = true;  // final: it may leave now
+  if (--c.writes_left[i.accumulator] == 0) context_.send_state_changed = true;  // final: it may leave now
 }
 
 void TaskSequencer::finish(Cycle) {
@@ -277,7 +278,7 @@ Cycle TaskSequencer::place_whole_run(Cycle cycle, Cycle& first_issue) {
   const std::size_t last = current_.count - 1;
   for (std::size_t w = 0; w < s.ready_before_last.size(); ++w) {
     if (s.ready_before_last[w] != never) current_.accumulator[w].ready = first_cycle_ + s.ready_before_last[w];
-    current_.accumulator[w].writes_left = s.left_before_last[w];
+    current_.writes_left[w] = s.left_before_last[w];
   }
   if (s.some_final_before_last) context_.send_state_changed = true;
   first_issue = first_cycle_ + s.issue[1];
@@ -308,7 +309,7 @@ Cycle TaskSequencer::time_run(Cycle cycle, Cycle limit, Cycle& first_issue) {
     WordState& word = accumulator[i.accumulator];
     if constexpr (split)
       word.ready = std::max(current_.component_ready[2 * i.accumulator], current_.component_ready[2 * i.accumulator + 1]);
-    if (--word.writes_left == 0) context_.send_state_changed = true;
+    if (--current_.writes_left[i.accumulator] == 0) context_.send_state_changed = true;
     t = earliest + 1;
     ++instruction_;
   }

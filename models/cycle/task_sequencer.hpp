@@ -96,6 +96,7 @@ class TaskSequencer {
     NarrowCycle* component_ready = nullptr;  // split complex only
     std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
     std::uint32_t accumulator_buffer = 0, operand_buffer = 0, coefficient_buffer = 0;
+    std::uint16_t* writes_left = nullptr;  // per accumulator word (NodeMemory::expect_updates)
   };
 
   NodeContext& context_;
