@@ -180,7 +180,7 @@ class LinkQueue {
     std::uint32_t offset = 0;
   };
 
-  RingQueue<Run> runs_;
+  RingQueue<Run, 2> runs_;  // a link mostly holds one message or two, each one run
   std::vector<double> values_;  // a ring of words, wrapping at value_mask_
   std::size_t parts_;
   std::size_t value_head_ = 0;

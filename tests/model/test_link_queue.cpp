@@ -118,7 +118,7 @@ TEST_CASE("link queue: evenly spaced words of a message share one run", "[model]
     LinkQueue queue(1);
     for (std::uint32_t i = 0; i < 64; ++i) queue.push_back(word_of(5, i, 0, 1), 100 + i);
     CHECK(queue.runs() == 1);
-    CHECK(queue.bytes() == 4 * 20 + 64 * sizeof(double));  // the ring's smallest capacity is 4 runs
+    CHECK(queue.bytes() == 2 * 20 + 64 * sizeof(double));  // the ring's smallest capacity is 2 runs
     std::size_t count = 0;
     const CommittedRun run = queue.front_run(count);
     CHECK(count == 64);
@@ -130,7 +130,7 @@ TEST_CASE("link queue: evenly spaced words of a message share one run", "[model]
     LinkQueue queue(0);
     for (std::uint32_t i = 0; i < 64; ++i) queue.push_back(word_of(5, i, 0, 0), 100 + 2 * i);
     CHECK(queue.runs() == 1);
-    CHECK(queue.bytes() == 4 * 20);
+    CHECK(queue.bytes() == 2 * 20);
   }
   SECTION("two thirds of a word a cycle: gaps 1, 2, 1, 2... split into runs of two, exactly") {
     LinkQueue queue(2);
