@@ -47,7 +47,7 @@ class CycleRuns {
     std::uint32_t step;
     std::uint32_t count;
   };
-  RingQueue<Run> runs_;
+  RingQueue<Run, 2> runs_;  // mostly one message streaming, or two
   std::size_t size_ = 0;
 };
 

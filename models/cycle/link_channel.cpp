@@ -116,9 +116,9 @@ void LinkChannel::update() {
   const Cycle now_ticks = sc_core::sc_time_stamp().value();
   // A receiver frozen while it waits may take the words now, each as if popped on arrival (at
   // most one word a cycle arrives when the rate is at most 1, so the buffer never holds more).
-  if (taker_ && rate_.num <= rate_.den && visible_ == 0) offer_to_taker(queue_.size(), [](const QueuedWord&) { return true; });
+  if (taker_ && rate_.num <= rate_.den && visible_ == 0) offer_to_taker(queue_.size(), [](const CommittedRun&, std::size_t n) { return n; });
   if (visible_ < queue_.size() && hint_) {
-    const Cycle arrival = queue_[visible_].arrival;
+    const Cycle arrival = queue_.arrival_at(visible_);
     if (arrival < hint_->next) {
       hint_->next = arrival;
       if (*hint_->sleeping) hint_->wake->notify(sc_core::sc_time::from_value(arrival * hint_->period_ticks - now_ticks));
@@ -129,7 +129,8 @@ void LinkChannel::update() {
 
 void LinkChannel::offer_committed(Cycle now) {
   if (!taker_ || rate_.num > rate_.den) return;
-  offer_to_taker(visible_, [now](const QueuedWord& c) { return c.arrival > now; });
+  // Arrivals never decrease along the queue: a run's first word decides for all of it.
+  offer_to_taker(visible_, [now](const CommittedRun& run, std::size_t n) { return run.first_arrival > now ? n : 0; });
 }
 
 // Taken words count as popped on arrival: each returns its credit `latency` later.
@@ -139,13 +140,10 @@ void LinkChannel::offer_to_taker(std::size_t limit, Offer offer) {
     std::size_t available = 0;
     const CommittedRun run = queue_.front_run(available);
     available = std::min(available, limit);
-    std::size_t offered = 0;
-    while (offered < available && offer(run.words[offered])) ++offered;
+    const std::size_t offered = offer(run, available);
     const std::size_t taken = offered == 0 ? 0 : taker_->take(run, offered);
-    for (std::size_t k = 0; k < taken; ++k) {
-      returning_credits_.push_back(queue_.front().arrival + latency_);
-      queue_.pop_front();
-    }
+    for (std::size_t k = 0; k < taken; ++k) returning_credits_.push_back(run.arrival(k) + latency_);
+    if (taken > 0) queue_.pop_front(taken);
     if (taken > 0) stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
     visible_ -= std::min(visible_, taken);
     limit -= taken;
@@ -154,23 +152,20 @@ void LinkChannel::offer_to_taker(std::size_t limit, Offer offer) {
 }
 
 void LinkChannel::observe(Cycle cycle) {
-  while (arrived_ < visible_ && queue_[arrived_].arrival <= cycle) ++arrived_;
-  stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, arrived_);
+  stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, queue_.count_arrived(cycle, visible_));
 }
 
 const LinkWord* LinkChannel::front(Cycle cycle) {
   // Polled every cycle: answer "nothing yet" without touching the occupancy count.
-  if (visible_ == 0 || queue_.front().arrival > cycle) return nullptr;
+  if (visible_ == 0 || queue_.front_arrival() > cycle) return nullptr;
   observe(cycle);
-  const QueuedWord& front = queue_.front();
-  front_ = {queue_.front_value(), front.message, front.index, front.hop};
+  front_ = queue_.front_word();
   return &front_;
 }
 
 void LinkChannel::pop(Cycle cycle) {
   if (!front(cycle)) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
-  queue_.pop_front();
-  --arrived_;
+  queue_.pop_front();  // an arrived word: the queue's arrived count drops with it
   --visible_;
   returning_credits_.push_back(cycle + latency_);
 }

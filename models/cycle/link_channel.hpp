@@ -35,9 +35,10 @@ struct ArrivalHint {
 };
 
 // A receiver that may take words when they are committed instead of when they arrive: `take`
-// stores the longest prefix of the `count` words of `run` it can, each as if popped at its
-// arrival cycle, and returns how many; the others wait in the buffer as usual. Only asked while
-// nothing earlier waits in the buffer. Arrivals in `run` never decrease.
+// stores the longest prefix of the first `count` words of `run` (one message's, evenly spaced)
+// it can, each as if popped at its arrival cycle, and returns how many; the others wait in the
+// buffer as usual. Only asked while nothing earlier waits in the buffer; a batch of committed
+// words comes as consecutive calls, front first, until one takes less than offered.
 class LinkTaker {
  public:
   virtual ~LinkTaker() = default;
@@ -116,7 +117,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   bool starved_of_credit() const override { return starved_; }
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
-  Cycle next_arrival() const override { return visible_ == 0 ? never : Cycle{queue_.front().arrival}; }
+  Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front_arrival(); }
   void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
   void attach_taker(LinkTaker* taker) override { taker_ = taker; }
   void offer_committed(Cycle now) override;
@@ -129,7 +130,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
 
   const LinkStats& stats() const { return stats_; }
   // For waveforms: words that have arrived and wait to be taken.
-  const std::size_t& occupancy() const { return arrived_; }
+  const std::size_t& occupancy() const { return queue_.arrived(); }
   bool idle() const { return queue_.empty(); }
   void inject(LinkFault fault) { fault_ = std::make_unique<FaultState>(FaultState{std::move(fault), {}}); }
   const LinkFault* fault() const { return fault_ ? &fault_->fault : nullptr; }
@@ -151,7 +152,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void collect_credits(Cycle cycle);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);
-  // Offers the taker the first `limit` words, from the front, as long as `offer` holds for each.
+  // Offers the taker the first `limit` words, from the front, run by run: `offer(run, n)` says
+  // how many of the run's `n` leading words may be offered.
   template <class Offer>
   void offer_to_taker(std::size_t limit, Offer offer);
   bool faultless() const { return !fault_ || fault_->record.fired; }
@@ -171,10 +173,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   ArrivalHint* hint_ = nullptr;
   LinkTaker* taker_ = nullptr;
   std::unique_ptr<FaultState> fault_;
-  LinkQueue queue_;                     // sent, not popped, in order
+  LinkQueue queue_;                     // sent, not popped, in order; counts those arrived
   LinkWord front_;                      // the front word, as front() hands it out
-  std::size_t visible_ = 0;             // leading entries of queue_ committed by an update phase
-  std::size_t arrived_ = 0;             // leading entries of queue_ that have arrived
+  std::size_t visible_ = 0;             // leading words of queue_ committed by an update phase
   CycleRuns returning_credits_;  // cycle at which each returns to the sender
   CycleRuns ahead_;              // leaving cycles of words sent ahead, not yet known to have left
   LinkStats stats_;

@@ -1,37 +1,43 @@
 #pragma once
-// The words a link holds (in flight and in its receive buffer), compactly: per word its routing
-// and arrival in 16 bytes, and its value apart, in as many doubles as the run's word type needs
-// (0 with values off, 1 real, 2 complex) instead of a std::complex<double> for every word.
-// A FIFO on two growable circular arrays that wrap together, like RingQueue.
+// The words a link holds (in flight and in its receive buffer), compactly. A message's words
+// leave one after another, so on a link they come as runs: word indices and arrival cycles each
+// evenly spaced (i, i+1, ... at a, a+s, ...). The queue keeps one 20-byte entry per such run
+// instead of one per word, and only the values apart, word by word, in as many doubles as the
+// word type needs (0 with values off, 1 real, 2 complex). Any sequence is held exactly: a word
+// that does not continue the last run (another message or hop, an uneven gap as at a fractional
+// bandwidth or after a stall) opens a new one. Arrivals never decrease along the queue (the
+// link sends in order), which the arrived count relies on.
 
 #include <algorithm>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "models/cycle/link_word.hpp"
+#include "models/cycle/ring_queue.hpp"
 #include "models/narrow_cycle.hpp"
 
 namespace torus {
 
-// A word on its way without its value: it can be read from `arrival` on.
-struct QueuedWord {
-  std::uint32_t message;
-  std::uint32_t index;
-  NarrowCycle arrival;
-  std::uint16_t hop;
-};
-
-// Leading words of a link queue, stored contiguously: routing and values side by side.
+// Leading words of a link queue, all of one run: one message on one hop, indices and arrivals
+// evenly spaced, values stored contiguously.
 struct CommittedRun {
-  const QueuedWord* words = nullptr;
+  std::uint32_t message = 0;
+  std::uint16_t hop = 0;
+  std::uint32_t first_index = 0;
+  std::int32_t index_step = 0;
+  Cycle first_arrival = 0;
+  Cycle spacing = 0;
   const double* values = nullptr;  // `parts` per word
   std::size_t parts = 0;
+
+  std::uint32_t index(std::size_t k) const { return first_index + static_cast<std::uint32_t>(index_step * static_cast<std::int64_t>(k)); }
+  Cycle arrival(std::size_t k) const { return first_arrival + spacing * k; }
   std::complex<double> value(std::size_t k) const {
     if (parts == 0) return {};
     return parts == 1 ? std::complex<double>(values[k]) : std::complex<double>(values[2 * k], values[2 * k + 1]);
   }
-  CommittedRun from(std::size_t k) const { return {words + k, values + k * parts, parts}; }
 };
 
 class LinkQueue {
@@ -41,52 +47,147 @@ class LinkQueue {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  const QueuedWord& front() const { return words_[head_]; }
-  const QueuedWord& operator[](std::size_t i) const { return words_[(head_ + i) & mask_]; }
-  std::complex<double> front_value() const { return run_at(head_).value(0); }
+  Cycle front_arrival() const { return runs_.front().first_arrival; }
+  // The front word, value included.
+  LinkWord front_word() const {
+    const Run& run = runs_.front();
+    return {front_run_view(run).value(0), run.message, run.first_index, run.hop};
+  }
+  // The arrival of the i-th word: found from the back, so asking for a word pushed lately costs
+  // only the runs pushed since.
+  Cycle arrival_at(std::size_t i) const {
+    std::size_t end = size_;
+    for (std::size_t r = runs_.size(); r-- > 0;) {
+      const Run& run = runs_[r];
+      const std::size_t begin = end - run.count;
+      if (i >= begin) return Cycle{run.first_arrival} + Cycle{run.spacing} * (i - begin);
+      end = begin;
+    }
+    return never;
+  }
 
   void push_back(const LinkWord& word, Cycle arrival) {
-    if (size_ == words_.size()) grow();
-    const std::size_t at = (head_ + size_) & mask_;
-    words_[at] = {word.message, word.index, arrival, word.hop};
-    if (parts_ > 0) values_[at * parts_] = word.value.real();
-    if (parts_ > 1) values_[at * parts_ + 1] = word.value.imag();
+    if (!extends_last_run(word, arrival))
+      runs_.push_back({arrival, word.message, word.index, 1, word.hop, 0, 0});
+    if (parts_ > 0) {
+      if (size_ == value_capacity()) grow_values();
+      double* value = values_.data() + ((value_head_ + size_) & value_mask_) * parts_;
+      value[0] = word.value.real();
+      if (parts_ > 1) value[1] = word.value.imag();
+    }
     ++size_;
   }
-  // The leading words stored contiguously (all of them unless the ring wraps).
+  // The leading words of the front run whose values are stored contiguously (`count` of them).
   CommittedRun front_run(std::size_t& count) const {
-    count = std::min(size_, words_.size() - head_);
-    return run_at(head_);
+    const Run& run = runs_.front();
+    count = parts_ == 0 ? run.count : std::min<std::size_t>(run.count, value_capacity() - value_head_);
+    return front_run_view(run);
   }
-  void pop_front() {
-    head_ = (head_ + 1) & mask_;
-    --size_;
+  // Removes the first `n` words, all of the front run (n <= its count).
+  void pop_front(std::size_t n = 1) {
+    Run& run = runs_.front();
+    const std::size_t counted = std::min(arrived_, n);  // the arrived words are the leading ones
+    arrived_ -= counted;
+    if (arrived_cursor_.run == 0) arrived_cursor_.offset -= static_cast<std::uint32_t>(counted);
+    if (parts_ > 0) value_head_ = (value_head_ + n) & value_mask_;
+    size_ -= n;
+    run.count = static_cast<std::uint16_t>(run.count - n);
+    if (run.count > 0) {
+      run.first_arrival = Cycle{run.first_arrival} + Cycle{run.spacing} * n;
+      run.first_index += static_cast<std::uint32_t>(run.index_step * static_cast<std::int64_t>(n));
+      return;
+    }
+    runs_.pop_front();
+    if (arrived_cursor_.run > 0) --arrived_cursor_.run;  // else it stays on the new front run's first word
   }
-  std::size_t bytes() const { return words_.capacity() * sizeof(QueuedWord) + values_.capacity() * sizeof(double); }
+
+  // How many leading words have arrived by `cycle`, counting on from the last call up to
+  // `limit` words (cycles passed must not decrease; popped words are no longer counted).
+  std::size_t count_arrived(Cycle cycle, std::size_t limit) {
+    while (arrived_ < limit) {
+      const Run& run = runs_[arrived_cursor_.run];
+      if (arrived_cursor_.offset == run.count) {  // a run wholly arrived: on to the next, which exists
+        ++arrived_cursor_.run;
+        arrived_cursor_.offset = 0;
+        continue;
+      }
+      const Cycle next = Cycle{run.first_arrival} + Cycle{run.spacing} * arrived_cursor_.offset;
+      if (next > cycle) break;
+      const std::size_t left = run.count - arrived_cursor_.offset;
+      std::size_t n = run.spacing == 0 ? left : std::min<std::size_t>(left, (cycle - next) / run.spacing + 1);
+      n = std::min(n, limit - arrived_);
+      arrived_cursor_.offset += static_cast<std::uint32_t>(n);
+      arrived_ += n;
+      if (arrived_cursor_.offset < run.count) break;
+    }
+    return arrived_;
+  }
+  // The count the last count_arrived() left, as words were popped since.
+  const std::size_t& arrived() const { return arrived_; }
+
+  std::size_t runs() const { return runs_.size(); }
+  std::size_t bytes() const { return runs_.capacity() * sizeof(Run) + values_.capacity() * sizeof(double); }
 
  private:
-  CommittedRun run_at(std::size_t at) const { return {words_.data() + at, values_.data() + at * parts_, parts_}; }
-  void grow() {
-    const std::size_t capacity = words_.empty() ? 4 : words_.size() * 2;
-    std::vector<QueuedWord> words(capacity);
+  // 20 bytes: spacings, steps and counts past 16 bits only split runs.
+  struct Run {
+    NarrowCycle first_arrival;
+    std::uint32_t message;
+    std::uint32_t first_index;
+    std::uint16_t count;
+    std::uint16_t hop;
+    std::uint16_t spacing;   // cycles between arrivals (set by a run's second word)
+    std::int16_t index_step;  // between indices (likewise)
+  };
+  static constexpr std::uint16_t max_count = 0xFFFF;
+
+  bool extends_last_run(const LinkWord& word, Cycle arrival) {
+    if (runs_.empty()) return false;
+    Run& run = runs_.back();
+    if (run.message != word.message || run.hop != word.hop || run.count == max_count) return false;
+    const Cycle last = Cycle{run.first_arrival} + Cycle{run.spacing} * (run.count - 1u);
+    const std::int64_t step = std::int64_t{word.index} - (run.first_index + std::int64_t{run.index_step} * (run.count - 1));
+    if (arrival < last || arrival - last > 0xFFFF || step < INT16_MIN || step > INT16_MAX) return false;
+    if (run.count == 1) {  // a second word sets the run's spacings
+      run.spacing = static_cast<std::uint16_t>(arrival - last);
+      run.index_step = static_cast<std::int16_t>(step);
+    }
+    if (arrival - last != run.spacing || step != run.index_step) return false;
+    ++run.count;
+    return true;
+  }
+  CommittedRun front_run_view(const Run& run) const {
+    return {run.message, run.hop, run.first_index, run.index_step, run.first_arrival, run.spacing,
+            values_.data() + value_head_ * parts_, parts_};
+  }
+  std::size_t value_capacity() const { return parts_ == 0 ? 0 : values_.size() / parts_; }
+  void grow_values() {
+    const std::size_t capacity = size_ == 0 ? 4 : size_ * 2;
     std::vector<double> values(capacity * parts_);
     for (std::size_t i = 0; i < size_; ++i) {
-      const std::size_t from = (head_ + i) & mask_;
-      words[i] = words_[from];
-      std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(from * parts_), parts_, values.begin() + static_cast<std::ptrdiff_t>(i * parts_));
+      const std::size_t from = ((value_head_ + i) & value_mask_) * parts_;
+      std::copy_n(values_.begin() + static_cast<std::ptrdiff_t>(from), parts_, values.begin() + static_cast<std::ptrdiff_t>(i * parts_));
     }
-    words_ = std::move(words);
     values_ = std::move(values);
-    head_ = 0;
-    mask_ = capacity - 1;
+    value_head_ = 0;
+    value_mask_ = capacity - 1;
   }
 
-  std::vector<QueuedWord> words_;
-  std::vector<double> values_;
+  // Where count_arrived() stopped: word `offset` of the run `run` places from the front (at a
+  // run's end rather than the next one's start, so a word extending that run is not skipped).
+  struct Cursor {
+    std::size_t run = 0;
+    std::uint32_t offset = 0;
+  };
+
+  RingQueue<Run, 2> runs_;  // a link mostly holds one message or two, each one run
+  std::vector<double> values_;  // a ring of words, wrapping at value_mask_
   std::size_t parts_;
-  std::size_t head_ = 0;
+  std::size_t value_head_ = 0;
+  std::size_t value_mask_ = 0;
   std::size_t size_ = 0;
-  std::size_t mask_ = 0;
+  std::size_t arrived_ = 0;
+  Cursor arrived_cursor_;
 };
 
 }  // namespace torus

@@ -20,43 +20,33 @@ void LinkPorts::take_committed(Cycle now) {
 
 // Committed words: each stored now with its arrival as its ready cycle, if stepping would have
 // stored it on arrival (its receive posted already, its place free by then). A committed block
-// comes as one run of its message's words: looked up once, stored in one loop.
+// comes as runs of its message's words: looked up once, each run stored in one loop.
 std::size_t LinkPorts::take(const CommittedRun& words, std::size_t count) {
   if (!batching_) return 0;
-  std::size_t taken = 0;
-  Cycle wake = never;
-  bool gate_filled = false;
-  while (taken < count) {
-    const std::uint32_t message = words.words[taken].message;
-    if (taking_.message != message) {
-      const RunShared::Receiver& r = context_.run->receiver_of[message];
-      taking_ = {message, r.task, r.buffer, context_.info[r.task], r.words};
-    }
-    if (taking_.task >= *context_.posted_before) break;
-    std::size_t end = taken;
-    while (end < count && words.words[end].message == message) ++end;
-    const std::size_t stored = store_run(words.from(taken), end - taken);
-    if (stored == 0) break;
-    const Cycle first = words.words[taken].arrival, last = words.words[taken + stored - 1].arrival;
-    context_.note_run(taking_.task, stored, first, last);
-    // The node must look again when the receive is complete (a compute may start) or when a
-    // queued send is waiting for this very content; the first such word is enough, since a
-    // later notification could not move the pending one. A receive the waiting compute's gate
-    // needs matters only when the gate opens: when the last of its receives is complete.
-    if (wake == never && taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation)) wake = first;
-    if (context_.words_done(taking_.task) == taking_.words) {
-      context_.completions.push_back({taking_.task, last});
-      if (context_.in_gate(taking_.task)) gate_filled = true;
-      else if (wake == never) wake = last;
-    }
-    taken += stored;
-    if (taken < end) break;
+  if (taking_.message != words.message) {
+    const RunShared::Receiver& r = context_.run->receiver_of[words.message];
+    taking_ = {words.message, r.task, r.buffer, context_.info[r.task], r.words};
   }
+  if (taking_.task >= *context_.posted_before) return 0;
+  const std::size_t taken = store_run(words, count);
   if (taken == 0) return 0;
-  if (gate_filled) wake = std::min(wake, context_.gate_opens_at());
+  const Cycle first = words.arrival(0), last = words.arrival(taken - 1);
+  context_.note_run(taking_.task, taken, first, last);
+  // The node must look again when the receive is complete (a compute may start) or when a
+  // queued send is waiting for this very content; the first such word is enough, since a
+  // later notification could not move the pending one (a batch's later runs only notify later,
+  // and the event keeps the earliest). A receive the waiting compute's gate needs matters only
+  // when the gate opens: when the last of its receives is complete.
+  Cycle wake = never;
+  if (taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation)) wake = first;
+  if (context_.words_done(taking_.task) == taking_.words) {
+    context_.completions.push_back({taking_.task, last});
+    if (context_.in_gate(taking_.task)) wake = std::min(wake, context_.gate_opens_at());
+    else if (wake == never) wake = last;
+  }
   context_.incoming_left -= taken;
   context_.stats.words_received += taken;
-  context_.last_progress = std::max<Cycle>(context_.last_progress, words.words[taken - 1].arrival);
+  context_.last_progress = std::max<Cycle>(context_.last_progress, last);
   context_.send_state_changed = true;
   if (wake != never) wake_at(wake);
   return taken;
@@ -69,11 +59,11 @@ std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
   BufferState& buffer = context_.memory.buffer(into);
   std::size_t k = 0;
   for (; k < count; ++k) {
-    const QueuedWord& word = words.words[k];
-    const Cycle arrival = word.arrival;
-    if (!context_.memory.word_replaceable(into, word.index, arrival) || context_.memory.awaits_older(into, word.index, taking_.generation)) break;
-    context_.datapath->write(into, word.index, words.value(k));
-    context_.memory.store(into, word.index, taking_.generation, arrival);
+    const std::uint32_t index = words.index(k);
+    const Cycle arrival = words.arrival(k);
+    if (!context_.memory.word_replaceable(into, index, arrival) || context_.memory.awaits_older(into, index, taking_.generation)) break;
+    context_.datapath->write(into, index, words.value(k));
+    context_.memory.store(into, index, taking_.generation, arrival);
   }
   if (k > 0 && context_.words_done(taking_.task) == 0) buffer.tag = context_.program().messages[taking_.message].tag;
   return k;

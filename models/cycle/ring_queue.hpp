@@ -9,7 +9,9 @@
 
 namespace torus {
 
-template <class T>
+// `first_capacity` (a power of two): the capacity of the first allocation, small where most
+// queues stay short.
+template <class T, std::size_t first_capacity = 4>
 class RingQueue {
  public:
   bool empty() const { return size_ == 0; }
@@ -39,7 +41,7 @@ class RingQueue {
 
  private:
   void grow() {
-    std::vector<T> bigger(items_.empty() ? 4 : items_.size() * 2);
+    std::vector<T> bigger(items_.empty() ? first_capacity : items_.size() * 2);
     for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(items_[(head_ + i) & mask_]);
     items_ = std::move(bigger);
     head_ = 0;
