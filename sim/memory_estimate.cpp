@@ -177,12 +177,14 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const double steps = transforms * rolls;  // per node: P1 + P2 + P3 steps per transform (3P on a cube)
   if (machine.engine == "systemc") {
     const double words = 4 * b * b * b + 3 * b * b;  // one block of every kind
-    const double per_word = 24 + 8 * (complex_data ? 2 : 1) + 2 + value_bytes;
-    // Node module, links and ports (24 KiB: the engine's 32-bit cycles and shared plans left
-    // about 28 KiB of state a node at b = 4, with SystemC's records of it); per step: task
-    // counters and the step record (80 bytes); and once SystemC's own simulation context (about
-    // 1.5 MiB more than a run without). Fitted to measured peaks at b = 4 on 64 to 4,096 nodes.
-    e.nodes_bytes = nodes * (24.0 * 1024 + 2 * words * per_word + steps * 80) + 1.5 * 1024 * 1024;
+    // The values only when they are computed (the engine holds none with values off).
+    const double per_word = 24 + 8 * (complex_data ? 2 : 1) + 2 + (run.computes_values() ? value_bytes : 0.0);
+    // Node module, links and ports (18 KiB: the engine's 8-byte scoreboard words, link queues of
+    // runs and windowed task counts left about 22 KiB of state a node at b = 4, with SystemC's
+    // records of it); per step: the step log and task counters (80 bytes); and once SystemC's own
+    // simulation context (about 1.5 MiB more than a run without). Fitted to measured peaks at
+    // b = 4 on 64 to 4,096 nodes.
+    e.nodes_bytes = nodes * (18.0 * 1024 + 2 * words * per_word + steps * 80) + 1.5 * 1024 * 1024;
   } else {
     e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }
@@ -192,10 +194,11 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const double largest_block = std::ceil(n1 / static_cast<double>(parts[0])) * std::ceil(n2 / static_cast<double>(parts[1])) *
                                std::ceil(n3 / static_cast<double>(parts[2]));
   // Engine event with values off and closed forms for every compute and message: a few times
-  // per buffer and message, no block of values, no micro-program: per node 16 KB and per step
+  // per buffer and message, no block of values, no micro-program: per node 20 KB and per step
   // 0.4 KB with one roll (local coefficients), 1 KB with three (orbital), beside the Program
   // counted below (fitted to measured peaks with every node timed, 32 to 4,096 nodes, even and
-  // uneven blocks, tori and meshes; one node: a few MiB at any b).
+  // uneven blocks, tori and meshes; one node: a few MiB at any b). 16 KB a node fitted Blue
+  // Gene/P's 256-node mesh to within 1%, below the peak in some runs: 20 KB keeps a margin.
   const std::string reason = machine.engine == "event" ? per_word_reason(run, machine, largest_block) : "";
   if (machine.engine == "event" && !run.computes_values()) e.per_word_because = reason;
   // The timed nodes hold values (every node timed, values on): their messages go word by word
@@ -204,7 +207,7 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   const bool eligible = machine.engine == "event" && reason.empty();
   const bool closed = eligible && !run.computes_values();
   if (closed) {
-    e.nodes_bytes = nodes * (16384.0 + steps * (run.algorithm == "orbital_local_coefficients" ? 400 : 1000));
+    e.nodes_bytes = nodes * (20480.0 + steps * (run.algorithm == "orbital_local_coefficients" ? 400 : 1000));
   } else if (machine.engine == "event" && !one_node) {
     // Every node timed: per word of its buffers the times it keeps, per link the recent word
     // times (up to about 2 (B + b^3) of them), and per node and step the state of the
