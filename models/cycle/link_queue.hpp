@@ -60,7 +60,7 @@ class LinkQueue {
     for (std::size_t r = runs_.size(); r-- > 0;) {
       const Run& run = runs_[r];
       const std::size_t begin = end - run.count;
-      if (i >= begin) return Cycle{run.first_arrival} + Cycle{run.spacing} * (i - begin);
+      if (i >= begin) return run.arrival(i - begin);
       end = begin;
     }
     return never;
@@ -93,7 +93,7 @@ class LinkQueue {
     size_ -= n;
     run.count = static_cast<std::uint16_t>(run.count - n);
     if (run.count > 0) {
-      run.first_arrival = Cycle{run.first_arrival} + Cycle{run.spacing} * n;
+      run.first_arrival = run.arrival(n);
       run.first_index += static_cast<std::uint32_t>(run.index_step * static_cast<std::int64_t>(n));
       return;
     }
@@ -111,7 +111,7 @@ class LinkQueue {
         arrived_cursor_.offset = 0;
         continue;
       }
-      const Cycle next = Cycle{run.first_arrival} + Cycle{run.spacing} * arrived_cursor_.offset;
+      const Cycle next = run.arrival(arrived_cursor_.offset);
       if (next > cycle) break;
       const std::size_t left = run.count - arrived_cursor_.offset;
       std::size_t n = run.spacing == 0 ? left : std::min<std::size_t>(left, (cycle - next) / run.spacing + 1);
@@ -138,6 +138,7 @@ class LinkQueue {
     std::uint16_t hop;
     std::uint16_t spacing;   // cycles between arrivals (set by a run's second word)
     std::int16_t index_step;  // between indices (likewise)
+    Cycle arrival(std::size_t k) const { return Cycle{first_arrival} + Cycle{spacing} * k; }
   };
   static constexpr std::uint16_t max_count = 0xFFFF;
 
@@ -145,7 +146,7 @@ class LinkQueue {
     if (runs_.empty()) return false;
     Run& run = runs_.back();
     if (run.message != word.message || run.hop != word.hop || run.count == max_count) return false;
-    const Cycle last = Cycle{run.first_arrival} + Cycle{run.spacing} * (run.count - 1u);
+    const Cycle last = run.arrival(run.count - 1u);
     const std::int64_t step = std::int64_t{word.index} - (run.first_index + std::int64_t{run.index_step} * (run.count - 1));
     if (arrival < last || arrival - last > 0xFFFF || step < INT16_MIN || step > INT16_MAX) return false;
     if (run.count == 1) {  // a second word sets the run's spacings

@@ -11,9 +11,10 @@
 // from the node's task list, read once in allocate()). The left cycles of a buffer are
 // offsets from a base: a block's words leave close together, so they fit in 16 bits; when
 // they spread wider (a word left long ago and kept, never sent again), the buffer moves to
-// 32-bit cycles of its own. Nothing is rounded: either form holds every cycle exactly. `writes_left` is kept once, for the
-// accumulator of the running compute: computes run one after another, and by the time the
-// next one enters, the last one has made every update it owed to the words its sends take.
+// 32-bit cycles of its own. Nothing is rounded: either form holds every cycle exactly.
+// `writes_left` is kept once, for the accumulator of the running compute: computes run one
+// after another, and by the time the next one enters, the last one has made every update it
+// owed to the words its sends take.
 // All words of the node lie in one allocation per kind, each buffer a view of its part.
 
 #include <algorithm>
