@@ -168,7 +168,7 @@ TEST_CASE("closed forms cover every compute and message of an eligible run, at a
   // compute, so each compute ends with 4 of its cycle's 8 slots free and the next starts there.
   const std::string bgp = " --algorithm orbital_local_coefficients --fma_per_cycle 8 --fma_latency 5 --link_bytes_per_cycle 1/2 "
                           "--link_latency 85 --message_startup_cycles 2550 --complex_fma_cost 4";
-  for (const std::string run : {std::string("--N 16 --P 2x2x4 --algorithm orbital_local_coefficients"), std::string("--N 12 --P 3 --transform dft"),
+  for (const std::string& run : {std::string("--N 16 --P 2x2x4 --algorithm orbital_local_coefficients"), std::string("--N 12 --P 3 --transform dft"),
                                 std::string("--N 1600 --P 16x8x8 --algorithm orbital_local_coefficients --direction forward"),
                                 "--N 12 --P 4x2x2" + bgp, "--N 12 --P 4x2x2 --transform dft" + bgp,
                                 // meshes: rolls across the edge go 3 hops back through the routers
