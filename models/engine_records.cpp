@@ -10,38 +10,52 @@ void StepRecords::resize(std::size_t nodes, std::size_t steps) {
   words_sent.assign(nodes, std::vector<std::uint32_t>(steps, 0));
 }
 
-namespace {
-
-// A node's step begins at its first fma. A step without fma on the node (sends only, or an FFT
-// labelled with another step) and a step whose first fma comes after a later step's take no
-// time: each begins at the earliest first fma of itself and the steps after it, so steps and
-// stages are ordered and their lengths add up to the run's.
-std::vector<std::vector<Cycle>> step_starts(const EngineRecords& records, std::size_t steps) {
-  std::vector<std::vector<Cycle>> starts(records.nodes.size(), std::vector<Cycle>(steps + 1));
-  for (std::size_t n = 0; n < records.nodes.size(); ++n) {
-    starts[n][steps] = records.nodes[n].finish_cycle;
-    for (std::size_t g = steps; g-- > 0;) starts[n][g] = std::min(records.steps.start[n][g], starts[n][g + 1]);
-  }
-  return starts;
+void StepTotals::resize(std::size_t steps) {
+  start_min.assign(steps, never);
+  start_max.assign(steps, 0);
+  length_min.assign(steps, never);
+  length_max.assign(steps, 0);
+  fma.assign(steps, 0);
+  words_min.assign(steps, ~std::uint32_t{0});
+  words_max.assign(steps, 0);
 }
 
+std::size_t StepTotals::bytes() const {
+  return (start_min.capacity() + start_max.capacity() + length_min.capacity() + length_max.capacity()) * sizeof(Cycle) +
+         fma.capacity() * sizeof(std::uint64_t) + (words_min.capacity() + words_max.capacity()) * sizeof(std::uint32_t);
+}
+
+StepTotals total_steps(const StepRecords& steps, const std::vector<NodeRecord>& nodes, std::size_t global_steps) {
+  StepTotals totals;
+  totals.resize(global_steps);
+  std::vector<Cycle> begins(global_steps + 1);
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    // Each step begins at the earliest first fma of itself and the steps after it.
+    begins[global_steps] = nodes[n].finish_cycle;
+    for (std::size_t g = global_steps; g-- > 0;) begins[g] = std::min(steps.start[n][g], begins[g + 1]);
+    for (std::size_t g = 0; g < global_steps; ++g) {
+      totals.note_begin(g, begins[g], g > 0 ? begins[g - 1] : 0);
+      totals.fma[g] += steps.fma[n][g];
+    }
+    if (global_steps > 0) totals.note_length(global_steps - 1, begins[global_steps] - begins[global_steps - 1]);
+    totals.note_words(steps.words_sent[n]);
+  }
+  return totals;
+}
+
+namespace {
+
 void collect_steps(const Program& program, const EngineRecords& records, TimingReport& t) {
-  const std::size_t steps = program.global_steps(), count = records.nodes.size();
-  const std::vector<std::vector<Cycle>> starts = step_starts(records, steps);
+  const std::size_t steps = program.global_steps();
+  const StepTotals& totals = records.step_totals;
   std::size_t global = 0;
   for (const StageInfo& stage : program.stages) {
     StageTiming st{stage.transform, program.transforms[stage.transform], static_cast<int>(stage.stage), never, 0};
     for (std::uint32_t k = 0; k < stage.steps; ++k, ++global) {
-      StepTiming step{global, static_cast<int>(stage.stage), k, never, 0};
-      for (std::size_t n = 0; n < count; ++n) {
-        const Cycle length = starts[n][global + 1] - starts[n][global];
-        step.min_cycles = std::min<std::uint64_t>(step.min_cycles, length);
-        step.max_cycles = std::max<std::uint64_t>(step.max_cycles, length);
-        if (k == 0) st.start = std::min<std::uint64_t>(st.start, starts[n][global]);
-      }
-      t.steps.push_back(step);
+      t.steps.push_back({global, static_cast<int>(stage.stage), k, totals.length_min[global], totals.length_max[global]});
+      if (k == 0) st.start = std::min<std::uint64_t>(st.start, totals.start_min[global]);
     }
-    for (std::size_t n = 0; n < count; ++n) st.end = std::max<std::uint64_t>(st.end, global < steps ? starts[n][global] : t.total_cycles);
+    st.end = std::max<std::uint64_t>(st.end, global < steps ? totals.start_max[global] : t.total_cycles);
     t.stages.push_back(st);
   }
 }
@@ -97,7 +111,7 @@ TimingReport assemble_timing(const Program& program, const EngineRecords& record
 
 ExecutionCounts measured_counts(const Program& program, const EngineRecords& records, std::uint32_t transform,
                                 std::size_t fma_per_multiply_add) {
-  const StepRecords& r = records.steps;
+  const StepTotals& r = records.step_totals;
   ExecutionCounts c;
   c.words_moved_per_node_step_min.fill(~std::size_t{0});
   std::uint64_t fma = 0;
@@ -107,11 +121,9 @@ ExecutionCounts measured_counts(const Program& program, const EngineRecords& rec
       if (stage.transform != transform) continue;
       ++c.steps;
       const std::size_t st = stage.stage - 1;
-      for (std::size_t n = 0; n < records.nodes.size(); ++n) {
-        fma += r.fma[n][global] * records.copies;
-        c.words_moved_per_node_step[st] = std::max<std::size_t>(c.words_moved_per_node_step[st], r.words_sent[n][global]);
-        c.words_moved_per_node_step_min[st] = std::min<std::size_t>(c.words_moved_per_node_step_min[st], r.words_sent[n][global]);
-      }
+      fma += r.fma[global] * records.copies;
+      c.words_moved_per_node_step[st] = std::max<std::size_t>(c.words_moved_per_node_step[st], r.words_max[global]);
+      c.words_moved_per_node_step_min[st] = std::min<std::size_t>(c.words_moved_per_node_step_min[st], r.words_min[global]);
     }
   for (const NodeRecord& node : records.nodes) {
     if (transform < node.computes_done.size()) c.block_multiply_adds += node.computes_done[transform] * records.copies;

@@ -4,6 +4,7 @@
 // words per link direction, memory. Both engines fill these records the same way, so the report
 // fields they share come out of one function and can be compared field by field.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,6 +29,40 @@ struct BasicStepRecord {
   std::uint32_t words_sent = 0;
 };
 using StepRecord = BasicStepRecord<Cycle>;
+
+// Per global step, over the nodes timed: what the report reads of the steps. A node's step
+// begins at its first fma; a step without fma on the node (sends only, or an FFT labelled with
+// another step) and a step whose first fma comes after a later step's take no time: each
+// begins at the earliest first fma of itself and the steps after it (the node's finish for the
+// last), so steps and stages are ordered and their lengths add up to the run's. Every figure
+// is a sum, least or greatest over nodes, so nodes may add theirs in any order.
+struct StepTotals {
+  std::vector<Cycle> start_min, start_max;    // of the nodes' step beginnings
+  std::vector<Cycle> length_min, length_max;  // of the nodes' step lengths
+  std::vector<std::uint64_t> fma;             // summed over nodes
+  std::vector<std::uint32_t> words_min, words_max;  // of the words one node sent in the step
+  void resize(std::size_t steps);
+  std::size_t bytes() const;
+  // Step `g` of a node begins at `begin`; the step before it (if any) began at `before`.
+  void note_begin(std::size_t g, Cycle begin, Cycle before) {
+    start_min[g] = std::min(start_min[g], begin);
+    start_max[g] = std::max(start_max[g], begin);
+    if (g > 0) note_length(g - 1, begin - before);
+  }
+  void note_length(std::size_t g, Cycle length) {
+    length_min[g] = std::min(length_min[g], length);
+    length_max[g] = std::max(length_max[g], length);
+  }
+  // One node's words sent per step (steps past the vector: none).
+  template <class Words>
+  void note_words(const Words& words) {
+    for (std::size_t g = 0; g < words_min.size(); ++g) {
+      const std::uint32_t w = g < words.size() ? static_cast<std::uint32_t>(words[g]) : 0;
+      words_min[g] = std::min(words_min[g], w);
+      words_max[g] = std::max(words_max[g], w);
+    }
+  }
+};
 
 // Per node and global step (never / 0 when the node did nothing in that step).
 struct StepRecords {
@@ -68,6 +103,9 @@ struct LinkRecord {
 
 struct EngineRecords {
   std::vector<NodeRecord> nodes;
+  StepTotals step_totals;  // what the report reads
+  // Per node (a Chrome trace, tests comparing the engines record by record): the event engine
+  // always fills it, the SystemC engine when asked for per-step spans (EngineInputs::step_spans).
   StepRecords steps;
   std::vector<LinkRecord> links;  // node * 6 + the direction its words travel
   unsigned fma_per_cycle = 1;
@@ -76,6 +114,9 @@ struct EngineRecords {
   std::uint64_t copies = 1;
   std::string fast_forward_note;  // why nothing was issued ahead, or empty
 };
+
+// The totals of per-node records (`steps` and the nodes' finish cycles).
+StepTotals total_steps(const StepRecords& steps, const std::vector<NodeRecord>& nodes, std::size_t global_steps);
 
 // `fma_expected`: what the problem needs (3 N^4 x cost x transforms for the orbital transform).
 TimingReport assemble_timing(const Program& program, const EngineRecords& records, std::uint64_t fma_expected);

@@ -179,12 +179,14 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
     const double words = 4 * b * b * b + 3 * b * b;  // one block of every kind
     // The values only when they are computed (the engine holds none with values off).
     const double per_word = 24 + 8 * (complex_data ? 2 : 1) + 2 + (run.computes_values() ? value_bytes : 0.0);
-    // Node module, links and ports (18 KiB: the engine's 8-byte scoreboard words, link queues of
-    // runs and windowed task counts left about 22 KiB of state a node at b = 4, with SystemC's
-    // records of it); per step: the step log and task counters (80 bytes); and once SystemC's own
-    // simulation context (about 1.5 MiB more than a run without). Fitted to measured peaks at
-    // b = 4 on 64 to 4,096 nodes.
-    e.nodes_bytes = nodes * (18.0 * 1024 + 2 * words * per_word + steps * 80) + 1.5 * 1024 * 1024;
+    // Node module, links and ports (11 KiB: the engine's 8-byte scoreboard words, link queues of
+    // runs, windowed task counts and ports only where traffic goes left about 19 KiB of state a
+    // node at b = 4, with SystemC's records of it); per step: the words sent, task counters and
+    // the receive of each message (24 bytes; the step log adds the rest to totals per step); and
+    // once SystemC's own simulation context (about 1.5 MiB more than a run without). Fitted to
+    // measured peaks at b = 4 on 64 to 4,096 nodes (estimate / peak 1.2 to 1.5 before this fit,
+    // 1.51 at 4,096 nodes with values off).
+    e.nodes_bytes = nodes * (11.0 * 1024 + 2 * words * per_word + steps * 24) + 1.5 * 1024 * 1024;
   } else {
     e.nodes_bytes = nodes * (1024.0 + 2 * (4 * b * b * b + 3 * b * b) * value_bytes);
   }

@@ -79,7 +79,10 @@ class CycleRun final : public EngineRun {
     EngineRecords r;
     const Program& program = top_.program();
     const std::size_t count = top_.nodes.size();
-    r.steps.resize(count, program.global_steps());
+    // Per-node step records only where the nodes kept them (spans asked for).
+    const bool spans = top_.nodes[0].step_log().keeps_spans();
+    if (spans) r.steps.resize(count, program.global_steps());
+    r.step_totals = top_.step_totals();
     r.nodes.resize(count);
     const std::size_t shared = top_.shared_bytes() / count;  // the tables all nodes share, evenly
     for (std::size_t n = 0; n < count; ++n) {
@@ -109,7 +112,8 @@ class CycleRun final : public EngineRun {
       out.engine_bytes = node.state_bytes() + out.allocated_words * node.datapath().word_bytes() + shared;
       for (Direction d : all_directions)
         if (top_.link_used(n, d)) out.engine_bytes += top_.link(n, d).bytes();
-      r.steps.set(n, node.step_records());
+      r.step_totals.note_words(node.step_log().words_sent());
+      if (spans) r.steps.set(n, node.step_log().records());
       for (Direction d : all_directions) {
         const LinkStats& ls = top_.link(n, d).stats();
         r.links.push_back({ls.words_sent, ls.active_cycles, ls.peak_occupancy, s.link_wait[static_cast<std::size_t>(d)]});

@@ -20,7 +20,7 @@ bool TaskSequencer::step_fft(Cycle cycle, Blocked& blocked, std::size_t& issued)
   const std::uint32_t task = next_;
   while (fft_.issued < fft_.per_pass && context_.pipeline->has_slot(cycle)) {
     fft_.last_result = context_.pipeline->issue(cycle);
-    StepLog::issued(*step_, 1, cycle);
+    context_.steps.issued(step_, 1, cycle);
     context_.trace_run(task, 1, cycle, cycle);
     ++fft_.issued;
     ++issued;
@@ -76,7 +76,7 @@ bool TaskSequencer::enter_fft(Cycle cycle, Blocked& blocked) {
           0, 0, cycle, cycle};
   entered_ = true;
   last_compute_ = no_task;  // the sends after it wait for no compute: only for their words
-  step_ = &context_.steps.tally(task.label.global_step);
+  step_ = task.label.global_step;
   post_following_sends(cycle);
   blocked = Blocked::None;
   return true;
@@ -97,7 +97,7 @@ void TaskSequencer::finish_fft(Cycle usable) {
   if (stats.fft_fma.size() <= transform) stats.fft_fma.resize(transform + 1, 0), stats.fft_butterflies.resize(transform + 1, 0);
   stats.fft_fma[transform] += spec.butterflies() * context_.run->fma_per_butterfly;
   stats.fft_butterflies[transform] += spec.butterflies();
-  context_.steps.done(*step_, usable);
+  context_.steps.done(step_, usable);
   if (!context_.trace.empty()) context_.trace[next_].last = usable;
   context_.send_state_changed = true;
   advance();
@@ -130,7 +130,7 @@ Cycle TaskSequencer::fast_forward_fft(Cycle cycle, Cycle limit) {
   }
   if (count == 0) return cycle;
   context_.pipeline->issue_run(count, last);
-  StepLog::issued(*step_, count, first);
+  context_.steps.issued(step_, count, first);
   context_.trace_run(next_, count, first, last);
   context_.stats.fast_forwarded_fma += count;
   context_.stats.busy_cycles += count;

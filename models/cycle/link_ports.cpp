@@ -41,7 +41,7 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
   context_.memory.owe(t.buffer, generation, m.words);
   const auto d = static_cast<std::size_t>(context_.program().route(m).front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
-                          &context_.steps.tally(t.label.global_step), cycle});
+                          t.label.global_step, cycle});
   retry_at_[d] = 0;
 }
 
@@ -72,9 +72,9 @@ void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
 bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before, std::size_t port) {
   Incoming& in = incoming_[port];
   if (in.message != word.message) {  // the first word of a message on this port: look it up once
-    const RunShared::Receiver& r = context_.run->receiver_of[word.message];
-    if (r.task >= posted_before) return false;
-    in = {word.message, r.task, r.buffer, context_.info[r.task]};
+    const std::uint32_t task = context_.run->receive_of[word.message];
+    if (task >= posted_before) return false;
+    in = {word.message, task, context_.task(task).buffer, context_.info[task]};
   }
   if (in.buffer != no_buffer) {
     BufferState& buffer = context_.memory.buffer(in.buffer);
@@ -252,7 +252,7 @@ void LinkPorts::sent(const Outgoing& o, std::uint32_t word, Cycle cycle) {
 
 // For reports: `words` of the message left, the first at `first`, the last at `last`.
 void LinkPorts::record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last) {
-  context_.steps.sent(*o.step, words, first, last);
+  context_.steps.sent(o.step, words, first, last);
   context_.stats.words_sent += words;
   context_.last_progress = std::max(context_.last_progress, last);
 }

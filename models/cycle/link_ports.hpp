@@ -82,7 +82,7 @@ class LinkPorts : public LinkTaker {
     std::uint32_t compute;                      // index in NodeContext::computes, or no_task
     SendRelease release;
     const std::vector<std::uint32_t>* order;    // word order, nullptr: 0, 1, 2, ...
-    StepTally* step;                            // the report record of the send's step
+    std::uint32_t step;                         // the global step label of the send
     Cycle posted;                               // the cycle the sequencer posted it
     std::uint32_t position = 0;
   };

@@ -24,8 +24,9 @@ void LinkPorts::take_committed(Cycle now) {
 std::size_t LinkPorts::take(const CommittedRun& words, std::size_t count) {
   if (!batching_) return 0;
   if (taking_.message != words.message) {
-    const RunShared::Receiver& r = context_.run->receiver_of[words.message];
-    taking_ = {words.message, r.task, r.buffer, context_.info[r.task], r.words};
+    const std::uint32_t task = context_.run->receive_of[words.message];
+    taking_ = task == no_task ? Taking{words.message}  // never taken: no receive posts it
+                              : Taking{words.message, task, context_.task(task).buffer, context_.info[task], context_.words_of(task)};
   }
   if (taking_.task >= *context_.posted_before) return 0;
   const std::size_t taken = store_run(words, count);

@@ -16,12 +16,12 @@ void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace, bool ke
   computes = plan->computes;
   ffts = plan->ffts;
   compute_done.assign(computes.size(), never);
-  steps.allocate(plan->steps, keep_spans);
+  steps.allocate(plan->steps, keep_spans, *run->step_totals);
   if (keep_trace) trace.assign(info.size(), TaskRecord{});
 }
 
 std::size_t RunShared::bytes() const {
-  std::size_t total = receiver_of.capacity() * sizeof(Receiver);
+  std::size_t total = receive_of.capacity() * sizeof(std::uint32_t);
   for (const MicroProgram& m : micro)
     total += sizeof(m) + m.instructions.capacity() * sizeof(FmaInstruction) +
              (m.operand_first_use.capacity() + m.coefficient_first_use.capacity() + m.accumulator_final_order.capacity()) *
@@ -30,6 +30,7 @@ std::size_t RunShared::bytes() const {
     total += sizeof(s) + (s.issue.capacity() + s.ready_before_last.capacity()) * sizeof(Cycle) +
              s.left_before_last.capacity() * sizeof(std::uint16_t);
   if (scratch) total += scratch->words.capacity() * sizeof(LinkWord) + scratch->leave.capacity() * sizeof(Cycle);
+  if (step_totals) total += step_totals->bytes();
   return total;
 }
 
@@ -45,6 +46,8 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
       tick_(tick),
       one_cycle_(sc_core::sc_time::from_value(settings.period_ticks)),
       on_finished_(std::move(finished)) {
+  make_ports(out, settings.out_mask);
+  make_ports(in, settings.in_mask);
   context_.index = index;
   context_.run = &run;
   context_.node = &run.program->nodes.at(index);
@@ -79,9 +82,10 @@ std::string Node::fast_forward_refusal() const {
 void Node::start_of_simulation() {
   for (std::size_t d = 0; d < direction_count; ++d) {
     ports_.hints()[d] = {never, &asleep_, &wake_, settings_.period_ticks};
-    if ((settings_.out_mask >> d) & 1u) context_.out[d] = out[d].operator->();
-    if (!((settings_.in_mask >> d) & 1u)) continue;  // no traffic comes from there
-    context_.in[d] = in[d].operator->();
+    if (auto* port = out_port(d)) context_.out[d] = port->operator->();
+    auto* port = in_port(d);
+    if (!port) continue;  // no traffic comes from there
+    context_.in[d] = port->operator->();
     context_.in[d]->attach_arrival_hint(&ports_.hints()[d]);
     if (batching_) context_.in[d]->attach_taker(&ports_);
   }
@@ -89,7 +93,7 @@ void Node::start_of_simulation() {
 
 std::size_t Node::state_bytes() const {
   // The ports themselves, not SystemC's records of them (README, "Speed").
-  const std::size_t port_bytes = direction_count * (sizeof(out[0]) + sizeof(in[0]));
+  const std::size_t port_bytes = out.size() * sizeof(sc_core::sc_port<LinkSendIf>) + in.size() * sizeof(sc_core::sc_port<LinkReceiveIf>);
   return sizeof(Node) + port_bytes + context_.memory.bytes() + context_.run->plans->share_bytes(*context_.plan) +
          context_.counts.bytes() + context_.compute_done.capacity() * sizeof(NarrowCycle) +
          context_.steps.bytes() + context_.trace.capacity() * sizeof(TaskRecord) +
@@ -183,6 +187,7 @@ void Node::finish(Cycle cycle) {
   trace_busy_ = false;
   trace_state_ = 4;
   context_.stats.finish_cycle = cycle;
+  context_.steps.finish(cycle);
   on_finished_(context_.index, cycle);
   if (settings_.passes_traffic) return route_only(cycle);
   asleep_ = true;

@@ -9,6 +9,7 @@
 // time does nothing, so a node that sleeps (fast-forward, waiting) and one that steps every
 // cycle see the same cycles whatever order SystemC runs them in.
 
+#include <bit>
 #include <functional>
 #include <memory>
 #include <string>
@@ -33,11 +34,14 @@ struct NodeSettings {
 
 class Node : public sc_core::sc_module {
  public:
-  // Indexed by Direction: out[d] sends to the neighbour in direction d, in[d] receives from it.
-  // Every port is bound; a direction no route uses is bound to the torus's one idle channel,
-  // and the node never looks at it (start_of_simulation keeps only the directions in its masks).
-  sc_core::sc_vector<sc_core::sc_port<LinkSendIf>> out{"out", direction_count};
-  sc_core::sc_vector<sc_core::sc_port<LinkReceiveIf>> in{"in", direction_count};
+  // Ports for the directions in the node's masks only (NodeSettings), in direction order: a
+  // port is 152 bytes, and a node of a roll schedule uses half of the twelve. out_port(d) sends
+  // to the neighbour in direction d, in_port(d) receives from it; nullptr where no route of the
+  // node's traffic goes. Every port made must be bound.
+  sc_core::sc_vector<sc_core::sc_port<LinkSendIf>> out{"out"};
+  sc_core::sc_vector<sc_core::sc_port<LinkReceiveIf>> in{"in"};
+  sc_core::sc_port<LinkSendIf>* out_port(std::size_t d) { return port_of(out, settings_.out_mask, d); }
+  sc_core::sc_port<LinkReceiveIf>* in_port(std::size_t d) { return port_of(in, settings_.in_mask, d); }
 
   // `tick` fires once per cycle (the clock's rising edge); `finished` is called once.
   Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
@@ -50,7 +54,7 @@ class Node : public sc_core::sc_module {
   std::uint32_t words_done(std::uint32_t task) const { return context_.words_done(task); }
   std::span<const ComputeFlow> computes() const { return context_.computes; }
   const std::vector<NarrowCycle>& compute_done() const { return context_.compute_done; }
-  std::vector<StepRecord> step_records() const { return context_.steps.records(); }
+  const StepLog& step_log() const { return context_.steps; }
   const std::vector<TaskRecord>& task_trace() const { return context_.trace; }  // empty unless asked
   const FmaPipeline& pipeline() const { return pipeline_; }
   const NodeDatapath& datapath() const { return *context_.datapath; }
@@ -80,6 +84,23 @@ class Node : public sc_core::sc_module {
 
  private:
   enum class Trigger : std::uint8_t { Tick, Wake, WakeOrTimeout };
+  // One port per direction in `mask`, named after its direction ("out_3").
+  template <class Port>
+  static void make_ports(sc_core::sc_vector<Port>& ports, std::uint8_t mask) {
+    const auto count = static_cast<std::size_t>(std::popcount(mask));
+    if (count == 0) return;  // sc_vector takes no empty init
+    ports.init(count, [&ports, mask](const char*, std::size_t k) {
+      std::size_t d = 0;
+      for (std::size_t seen = 0;; ++d)
+        if (((mask >> d) & 1u) && seen++ == k) break;
+      return new Port((std::string(ports.basename()) + "_" + std::to_string(d)).c_str());  // sc_vector owns it
+    });
+  }
+  template <class Port>
+  static Port* port_of(sc_core::sc_vector<Port>& ports, std::uint8_t mask, std::size_t d) {
+    if (!((mask >> d) & 1u)) return nullptr;
+    return &ports[static_cast<std::size_t>(std::popcount(static_cast<unsigned>(mask & ((1u << d) - 1u))))];
+  }
   void start_of_simulation() override;
   void activate();
   void step(Cycle cycle);

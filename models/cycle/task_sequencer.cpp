@@ -148,7 +148,7 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
       context_.gate[role] = flow.filled_by[role];
       context_.gate_words[role] = flow.filled_by[role] == no_task ? 0 : context_.words_of(flow.filled_by[role]);
     }
-  step_ = &context_.steps.tally(task.label.global_step);
+  step_ = task.label.global_step;
   post_following_sends(cycle);
   blocked = Blocked::None;
   return true;
@@ -200,7 +200,7 @@ void TaskSequencer::issue_one(Cycle cycle) {
   const FmaInstruction& i = c.instructions[instruction_];
   context_.datapath->fma(i, c.accumulator_buffer, c.operand_buffer, c.coefficient_buffer);
   const Cycle result = context_.pipeline->issue(cycle);
-  StepLog::issued(*step_, 1, cycle);
+  context_.steps.issued(step_, 1, cycle);
   context_.trace_run(next_, 1, cycle, cycle);
   target_ready(i) = result;
   WordState& word = c.accumulator[i.accumulator];
@@ -211,7 +211,7 @@ void TaskSequencer::issue_one(Cycle cycle) {
 
 void TaskSequencer::finish(Cycle) {
   context_.compute_done[last_compute_] = last_result_;
-  context_.steps.done(*step_, last_result_);
+  context_.steps.done(step_, last_result_);
   if (!context_.trace.empty()) context_.trace[next_].last = last_result_;
   context_.send_state_changed = true;
   advance();
@@ -244,7 +244,7 @@ Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
                              current_.coefficient_buffer);
   context_.pipeline->issue_run(count, last_issue);
   last_result_ = last_issue + context_.pipeline->latency();
-  StepLog::issued(*step_, count, first_issue);
+  context_.steps.issued(step_, count, first_issue);
   context_.trace_run(next_, count, first_issue, last_issue);
   context_.stats.fast_forwarded_fma += count;
   context_.stats.busy_cycles += count;

@@ -115,7 +115,7 @@ class TaskSequencer {
   const MicroProgram* micro_ = nullptr;
   Cycle last_result_ = 0;
   Cycle first_cycle_ = 0;       // when the current compute's first fma issued
-  StepTally* step_ = nullptr;  // the report record of the compute's step
+  std::uint32_t step_ = 0;  // the global step label of the compute
   Cycle cycle_ = 0;             // the cycle being issued
   std::uint32_t replacing_ = no_buffer;  // the buffer a load or compute waits to replace
   struct FftProgress {

@@ -40,13 +40,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
                    const DatapathFactory& make_datapath)
     : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)), nodes("node"), config_(config) {
   shared_.program = &program;
-  const std::vector<std::uint32_t> receive_task_of = receive_tasks(program);
-  shared_.receiver_of.resize(receive_task_of.size());
-  for (std::size_t m = 0; m < receive_task_of.size(); ++m) {
-    const std::uint32_t task = receive_task_of[m];
-    if (task == no_task) continue;
-    shared_.receiver_of[m] = {task, program.nodes[program.messages[m].destination].tasks[task].buffer, program.messages[m].words};
-  }
+  shared_.receive_of = receive_tasks(program);
   for (const KernelSpec& k : program.kernels) {
     shared_.micro.push_back(micro_schedule.build(k, split_complex));
     shared_.schedules.push_back(schedule_compute(shared_.micro.back(), config.fma_latency));
@@ -56,6 +50,8 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   shared_.fma_per_butterfly = config.fma_per_butterfly;
   shared_.split_complex = split_complex;
   shared_.scratch = &scratch_;
+  step_totals_.resize(program.global_steps());
+  shared_.step_totals = &step_totals_;
   plans_ = NodePlans(program);
   shared_.plans = &plans_;
   const TorusShape& shape = program.shape;
@@ -85,14 +81,16 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     used[config.fault_node * direction_count + static_cast<std::size_t>(config.fault_link)] = true;
   links_ = std::make_unique<LinkSet>("links", used, config, nodes[0].datapath().value_parts());
   // One loop wires the torus: the link node i drives in direction d ends at the neighbour in
-  // direction d, which receives it on its port facing back, opposite(d). A link that carries no
-  // traffic (on a mesh axis, the wrap-around link: the verified routes never use it) is the
-  // shared idle channel: neither end ever looks at it.
+  // direction d, which receives it on its port facing back, opposite(d). Nodes have ports only
+  // where their traffic goes, and the two ends of a link agree (Traffic marks both); a link that
+  // carries no traffic (on a mesh axis, the wrap-around link: the verified routes never use it)
+  // is the shared idle channel, bound to no port.
   for (std::size_t i = 0; i < count; ++i)
     for (Direction d : all_directions) {
       LinkChannel& channel = (*links_)[i * direction_count + static_cast<std::size_t>(d)];
-      nodes[i].out[static_cast<std::size_t>(d)](channel);
-      nodes[shape.index_of(shape.ring_neighbour(shape.coord_of(i), d))].in[static_cast<std::size_t>(opposite(d))](channel);
+      if (auto* port = nodes[i].out_port(static_cast<std::size_t>(d))) (*port)(channel);
+      Node& neighbour = nodes[shape.index_of(shape.ring_neighbour(shape.coord_of(i), d))];
+      if (auto* port = neighbour.in_port(static_cast<std::size_t>(opposite(d)))) (*port)(channel);
     }
   inject_fault();
 }

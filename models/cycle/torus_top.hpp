@@ -94,6 +94,9 @@ class TorusTop : public sc_core::sc_module {
   std::size_t shared_bytes() const { return shared_.bytes() + links_->idle_bytes(); }
   // What the injected fault did, or empty if none was set or it never fired.
   std::string fault_record() const;
+  // The nodes' step figures added up so far (all of them once the run has completed), but the
+  // words sent, which each node keeps (StepLog).
+  const StepTotals& step_totals() const { return step_totals_; }
 
  private:
   void watch();
@@ -102,6 +105,7 @@ class TorusTop : public sc_core::sc_module {
   void inject_fault();
 
   LinkScratch scratch_;
+  StepTotals step_totals_;
   NodePlans plans_;
   std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;

@@ -152,6 +152,7 @@ EngineRecords EventEngine::records() const {
     r.steps.set(n, node.steps);
     r.nodes.push_back(std::move(record));
   }
+  r.step_totals = total_steps(r.steps, r.nodes, program_.global_steps());
   for (const LinkState& link : links_) r.links.push_back(link.stats);
   r.fma_per_cycle = params_.per_cycle;
   r.copies = program_.nodes_represented() / nodes_.size();

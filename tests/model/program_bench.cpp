@@ -78,9 +78,12 @@ nlohmann::json records_json(const EngineRecords& r) {
                      {"words", n.allocated_words}});
   for (const LinkRecord& l : r.links) links.push_back({l.words, l.active_cycles, l.peak_occupancy, l.wait_cycles});
   const StepRecords& s = r.steps;
+  const StepTotals& t = r.step_totals;
   return {{"nodes", nodes}, {"links", links}, {"copies", r.copies}, {"fma_per_cycle", r.fma_per_cycle},
           {"steps", {{"start", s.start}, {"done", s.done}, {"first_send", s.first_send}, {"last_send", s.last_send},
-                     {"fma", s.fma}, {"words_sent", s.words_sent}}}};
+                     {"fma", s.fma}, {"words_sent", s.words_sent}}},
+          {"step_totals", {{"start_min", t.start_min}, {"start_max", t.start_max}, {"length_min", t.length_min},
+                           {"length_max", t.length_max}, {"fma", t.fma}, {"words_min", t.words_min}, {"words_max", t.words_max}}}};
 }
 
 nlohmann::json records_here(const Program& program, const Machine& machine, const std::string& engine) {
