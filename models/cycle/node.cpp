@@ -29,7 +29,7 @@ std::size_t RunShared::bytes() const {
   for (const ComputeSchedule& s : schedules)
     total += sizeof(s) + (s.issue.capacity() + s.ready_before_last.capacity()) * sizeof(Cycle) +
              s.left_before_last.capacity() * sizeof(std::uint16_t);
-  if (scratch) total += scratch->words.capacity() * sizeof(LinkWord) + scratch->leave.capacity() * sizeof(Cycle);
+  if (scratch) total += scratch->values.capacity() * sizeof(std::complex<double>) + scratch->leave.capacity() * sizeof(Cycle);
   return total;
 }
 
