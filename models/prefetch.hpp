@@ -14,13 +14,14 @@ inline constexpr std::size_t cache_line_bytes = 64;
 // More lines than the processor can have in flight would only queue behind the first.
 inline constexpr std::size_t prefetch_line_limit = 16;
 
-// The lines of `bytes` bytes from `first`, to be read (`for_write`: to be written).
+// The lines of `bytes` bytes from `first` (the first `line_limit` of them), to be read
+// (`for_write`: to be written).
 template <bool for_write = false>
-inline void prefetch_bytes(const void* first, std::size_t bytes) {
+inline void prefetch_bytes(const void* first, std::size_t bytes, std::size_t line_limit = prefetch_line_limit) {
   const auto at = reinterpret_cast<std::uintptr_t>(first);
   const std::uintptr_t begin = at & ~std::uintptr_t{cache_line_bytes - 1};
   std::uintptr_t end = at + bytes;
-  if (end - begin > prefetch_line_limit * cache_line_bytes) end = begin + prefetch_line_limit * cache_line_bytes;
+  if (end - begin > line_limit * cache_line_bytes) end = begin + line_limit * cache_line_bytes;
   for (std::uintptr_t line = begin; line < end; line += cache_line_bytes)
     __builtin_prefetch(reinterpret_cast<const void*>(line), for_write ? 1 : 0);
 }
