@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/scalar.hpp"
+#include "models/prefetch.hpp"
 #include "sim/fft_task.hpp"
 #include "sim/micro_kernel.hpp"
 
@@ -56,6 +57,12 @@ class TypedDatapath final : public NodeDatapath {
 
   void write(std::uint32_t buffer, std::uint32_t word, std::complex<double> value) override {
     memory_[buffer][word] = from_complex<T>(value);
+  }
+
+  void prefetch(std::uint32_t buffer, std::uint32_t first, std::size_t words, bool for_write) const override {
+    const T* at = memory_[buffer].data() + first;
+    if (for_write) prefetch_span<true>(at, words);
+    else prefetch_span<false>(at, words);
   }
 
   std::size_t allocated_words() const override {

@@ -32,6 +32,9 @@ class NodeDatapath {
   virtual void fft(const NodeProgram& node, const Task& task) = 0;
   virtual std::complex<double> read(std::uint32_t buffer, std::uint32_t word) const = 0;
   virtual void write(std::uint32_t buffer, std::uint32_t word, std::complex<double> value) = 0;
+  // A hint before reading (or writing) `words` words of `buffer` from `first`: their memory is
+  // asked for now (models/prefetch.hpp). Changes nothing.
+  virtual void prefetch(std::uint32_t /*buffer*/, std::uint32_t /*first*/, std::size_t /*words*/, bool /*for_write*/) const {}
   // Words of storage the node really allocates, and their size in bytes.
   virtual std::size_t allocated_words() const = 0;
   virtual std::size_t word_bytes() const = 0;

@@ -4,6 +4,7 @@
 // so a whole message takes one entry (12 bytes) instead of one per word. Any sequence is held
 // exactly: a cycle that does not continue the last run starts a new one.
 
+#include <algorithm>
 #include <cstdint>
 
 #include "models/cycle/ring_queue.hpp"
@@ -31,6 +32,45 @@ class CycleRuns {
       }
     }
     runs_.push_back({cycle, 0, 1});
+  }
+  // As `count` push_back calls for first, first + step, ...
+  void push_run(Cycle first, Cycle step, std::size_t count) {
+    if (count == 0) return;
+    push_back(first);
+    if (count == 1) return;
+    if (step > max_step) {
+      for (std::size_t k = 1; k < count; ++k) push_back(first + step * k);
+      return;
+    }
+    Run* run = &runs_.back();
+    if (run->count > 1 && run->step != step) {  // `first` ended a run of another spacing
+      push_back(first + step);
+      run = &runs_.back();
+      --count;
+    }
+    if (run->count == 1) run->step = static_cast<std::uint32_t>(step);
+    run->count += static_cast<std::uint32_t>(count - 1);
+    size_ += count - 1;
+  }
+  // Pops the cycles up to `cycle` (those at the front, all of them <= `cycle`); returns how many.
+  std::size_t pop_through(Cycle cycle) {
+    std::size_t popped = 0;
+    while (!runs_.empty()) {
+      Run& run = runs_.front();
+      const Cycle first = run.first;
+      if (first > cycle) break;
+      const std::size_t n = run.step == 0 ? run.count : std::min<std::size_t>(run.count, (cycle - first) / run.step + 1);
+      popped += n;
+      size_ -= n;
+      if (n == run.count) {
+        runs_.pop_front();
+        continue;
+      }
+      run.count -= static_cast<std::uint32_t>(n);
+      run.first = first + Cycle{run.step} * n;
+      break;
+    }
+    return popped;
   }
   void pop_front() {
     --size_;

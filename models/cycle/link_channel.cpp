@@ -24,12 +24,7 @@ std::size_t LinkChannel::name_bytes(const char* name) {
   return length > 15 ? length + 1 : 0;
 }
 
-void LinkChannel::collect_credits(Cycle cycle) {
-  while (!returning_credits_.empty() && returning_credits_.front() <= cycle) {
-    returning_credits_.pop_front();
-    ++credits_;
-  }
-}
+void LinkChannel::collect_credits(Cycle cycle) { credits_ += returning_credits_.pop_through(cycle); }
 
 bool LinkChannel::can_send(Cycle cycle) {
   collect_credits(cycle);
@@ -48,10 +43,11 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
   transmit(cycle, sent);
 }
 
-void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) {
+void LinkChannel::send_ahead(Cycle from, std::uint32_t message, std::uint32_t first_index, const std::complex<double>* values,
+                             std::size_t count, Cycle* leave) {
   if (credits_ < count) throw std::logic_error(std::string(name()) + ": send ahead without a credit for each word");
   Cycle at = from;
-  while (!ahead_.empty() && ahead_.front() < from) ahead_.pop_front();
+  if (from > 0) ahead_.pop_through(from - 1);
   const auto num = static_cast<Cycle>(rate_.num);
   const bool faultless = this->faultless();
   for (std::size_t k = 0; k < count; ++k) {
@@ -60,18 +56,18 @@ void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t coun
     leave[k] = at;
     ahead_.push_back(at);
     if (!faultless) {
-      transmit(at, words[k]);
+      transmit(at, {values[k], message, static_cast<std::uint32_t>(first_index + k), 0});
       continue;
     }
-    // transmit() without its fault check, its update request once for the run
+    // transmit() without its fault check, its queueing and its update request: once for the run
     next_free_tick_ = std::max(next_free_tick_, static_cast<std::int64_t>(at) * rate_.num) + rate_.den;
     if (last_active_cycle_ != at) {
       ++stats_.active_cycles;
       last_active_cycle_ = at;
     }
-    queue_.push_back(words[k], at + latency_);
   }
   if (!faultless || count == 0) return;
+  queue_.push_run(message, 0, first_index, values, leave, latency_, count);
   credits_ -= count;
   stats_.words_sent += count;
   request_update();
@@ -79,7 +75,7 @@ void LinkChannel::send_ahead(Cycle from, const LinkWord* words, std::size_t coun
 
 std::uint64_t LinkChannel::credits_unspent(Cycle cycle) {
   collect_credits(cycle);
-  while (!ahead_.empty() && ahead_.front() <= cycle) ahead_.pop_front();
+  ahead_.pop_through(cycle);
   return credits_ + ahead_.size();
 }
 
@@ -142,7 +138,7 @@ void LinkChannel::offer_to_taker(std::size_t limit, Offer offer) {
     available = std::min(available, limit);
     const std::size_t offered = offer(run, available);
     const std::size_t taken = offered == 0 ? 0 : taker_->take(run, offered);
-    for (std::size_t k = 0; k < taken; ++k) returning_credits_.push_back(run.arrival(k) + latency_);
+    returning_credits_.push_run(run.first_arrival + latency_, run.spacing, taken);
     if (taken > 0) queue_.pop_front(taken);
     if (taken > 0) stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
     visible_ -= std::min(visible_, taken);

@@ -51,12 +51,14 @@ class LinkSendIf : public virtual sc_core::sc_interface {
   // Sends scheduled ahead: the credits held at `cycle` (returns due by then collected), and a
   // run of words that each leave at the first cycle the link is free, from `from` on, each
   // taking a credit held now (returns due later are not collected early); `leave[k]` gets the
-  // cycle word k leaves. Precondition: credits_at(from) >= count.
+  // cycle word k leaves. The run: `count` words of `message` on its first hop, indices
+  // first_index, first_index + 1, ..., values `values`. Precondition: credits_at(from) >= count.
   virtual std::uint64_t credits_at(Cycle cycle) = 0;
   // The credits a link stepping cycle by cycle would hold after `cycle`'s send phase: those
   // held, and those of words sent ahead that leave only after `cycle` (for stall accounting).
   virtual std::uint64_t credits_unspent(Cycle cycle) = 0;
-  virtual void send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) = 0;
+  virtual void send_ahead(Cycle from, std::uint32_t message, std::uint32_t first_index, const std::complex<double>* values,
+                          std::size_t count, Cycle* leave) = 0;
   // True when a word may leave in `cycle`: the link is free and a credit is held.
   virtual bool can_send(Cycle cycle) = 0;
   // Precondition: can_send(cycle).
@@ -125,7 +127,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
     collect_credits(cycle);
     return credits_;
   }
-  void send_ahead(Cycle from, const LinkWord* words, std::size_t count, Cycle* leave) override;
+  void send_ahead(Cycle from, std::uint32_t message, std::uint32_t first_index, const std::complex<double>* values,
+                  std::size_t count, Cycle* leave) override;
   std::uint64_t credits_unspent(Cycle cycle) override;
 
   const LinkStats& stats() const { return stats_; }

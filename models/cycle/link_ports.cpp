@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "models/prefetch.hpp"
+
 namespace torus {
 
 LinkPorts::LinkPorts(NodeContext& context) : context_(context) {
@@ -38,6 +40,7 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
     else if (release == SendRelease::WordPresent && t.buffer == c.coefficient) order = &micro.coefficient_first_use;
   }
   const std::uint32_t generation = context_.info[task];
+  prefetch_span<true>(context_.memory.buffer(t.buffer).words.data(), m.words);
   context_.memory.owe(t.buffer, generation, m.words);
   const auto d = static_cast<std::size_t>(context_.program().route(m).front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
@@ -201,31 +204,24 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
 // at the cycles the link frees up, exactly as stepping cycle by cycle would send them.
 bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
   const std::uint32_t remaining = o.words - o.position;
-  if (o.compute != no_task && context_.compute_done[o.compute] > cycle) return false;
+  // A message released when its compute is done has no word order: it leaves in index order.
+  if (o.order || (o.compute != no_task && context_.compute_done[o.compute] > cycle)) return false;
   const BufferState& buffer = context_.memory.buffer(o.buffer);
-  for (std::uint32_t k = o.position; k < o.words; ++k) {
-    const std::uint32_t w = o.order ? (*o.order)[k] : k;
+  prefetch_words(o.buffer, o.position, remaining);
+  for (std::uint32_t w = o.position; w < o.words; ++w)
     if (!NodeMemory::present(buffer.words[w], o.generation, cycle)) return false;
-  }
   LinkSendIf& link = *context_.out[d];
   if (link.credits_at(cycle) < remaining) return false;
   if (o.position == 0) check_block(o);
   LinkScratch& scratch = *context_.run->scratch;
-  if (scratch.words.size() < remaining) {  // grown only: messages of different sizes alternate
-    scratch.words.resize(remaining);
+  if (scratch.values.size() < remaining) {  // grown only: messages of different sizes alternate
+    scratch.values.resize(remaining);
     scratch.leave.resize(remaining);
   }
-  for (std::uint32_t k = 0; k < remaining; ++k) {
-    const std::uint32_t w = o.order ? (*o.order)[o.position + k] : o.position + k;
-    LinkWord& word = scratch.words[k];  // field by field: a whole temporary costs a stalled copy per word
-    word.value = context_.datapath->read(o.buffer, w);
-    word.message = o.message;
-    word.index = w;
-    word.hop = 0;
-  }
-  link.send_ahead(cycle, scratch.words.data(), remaining, scratch.leave.data());
+  for (std::uint32_t k = 0; k < remaining; ++k) scratch.values[k] = context_.datapath->read(o.buffer, o.position + k);
+  link.send_ahead(cycle, o.message, o.position, scratch.values.data(), remaining, scratch.leave.data());
   if (o.position == 0) context_.stats.link_wait[d] += scratch.leave.front() - leaves_from(o);
-  for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, scratch.words[k].index, scratch.leave[k]);
+  for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, o.position + k, scratch.leave[k]);
   const Cycle first = scratch.leave.front(), last = scratch.leave[remaining - 1];
   context_.note_run(o.task, remaining, first, last);
   context_.sent_ahead_until = std::max(context_.sent_ahead_until, last);

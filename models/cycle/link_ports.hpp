@@ -115,6 +115,9 @@ class LinkPorts : public LinkTaker {
   void sent(const Outgoing& o, std::uint32_t word, Cycle cycle);
   void record_sent(const Outgoing& o, std::uint32_t words, Cycle first, Cycle last);
   std::size_t store_run(const CommittedRun& words, std::size_t count);
+  // Asks for the scoreboard, left cycles and values of words [first, first + n) of `buffer`
+  // at once, before a loop over them (models/prefetch.hpp).
+  void prefetch_words(std::uint32_t buffer, std::uint32_t first, std::size_t n) const;
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;

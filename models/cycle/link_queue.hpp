@@ -67,15 +67,34 @@ class LinkQueue {
   }
 
   void push_back(const LinkWord& word, Cycle arrival) {
-    if (!extends_last_run(word, arrival))
+    if (!extends_last_run(word.message, word.index, word.hop, arrival))
       runs_.push_back({arrival, word.message, word.index, 1, word.hop, 0, 0});
     if (parts_ > 0) {
-      if (size_ == value_capacity()) grow_values();
+      if (size_ == value_capacity()) grow_values(size_ + 1);
       double* value = values_.data() + ((value_head_ + size_) & value_mask_) * parts_;
       value[0] = word.value.real();
       if (parts_ > 1) value[1] = word.value.imag();
     }
     ++size_;
+  }
+  // As `count` push_back calls for words of one message and hop with indices first_index,
+  // first_index + 1, ..., values `values` and arrivals leaves[k] + latency; the room for the
+  // values is made once and the run's words extend it in place.
+  void push_run(std::uint32_t message, std::uint16_t hop, std::uint32_t first_index, const std::complex<double>* values,
+                const Cycle* leaves, Cycle latency, std::size_t count) {
+    if (parts_ > 0) {
+      if (size_ + count > value_capacity()) grow_values(size_ + count);
+      for (std::size_t k = 0; k < count; ++k) {
+        double* value = values_.data() + ((value_head_ + size_ + k) & value_mask_) * parts_;
+        value[0] = values[k].real();
+        if (parts_ > 1) value[1] = values[k].imag();
+      }
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto index = static_cast<std::uint32_t>(first_index + k);
+      if (!extends_last_run(message, index, hop, leaves[k] + latency)) runs_.push_back({leaves[k] + latency, message, index, 1, hop, 0, 0});
+    }
+    size_ += count;
   }
   // The leading words of the front run whose values are stored contiguously (`count` of them).
   CommittedRun front_run(std::size_t& count) const {
@@ -142,12 +161,12 @@ class LinkQueue {
   };
   static constexpr std::uint16_t max_count = 0xFFFF;
 
-  bool extends_last_run(const LinkWord& word, Cycle arrival) {
+  bool extends_last_run(std::uint32_t message, std::uint32_t index, std::uint16_t hop, Cycle arrival) {
     if (runs_.empty()) return false;
     Run& run = runs_.back();
-    if (run.message != word.message || run.hop != word.hop || run.count == max_count) return false;
+    if (run.message != message || run.hop != hop || run.count == max_count) return false;
     const Cycle last = run.arrival(run.count - 1u);
-    const std::int64_t step = std::int64_t{word.index} - (run.first_index + std::int64_t{run.index_step} * (run.count - 1));
+    const std::int64_t step = std::int64_t{index} - (run.first_index + std::int64_t{run.index_step} * (run.count - 1));
     if (arrival < last || arrival - last > 0xFFFF || step < INT16_MIN || step > INT16_MAX) return false;
     if (run.count == 1) {  // a second word sets the run's spacings
       run.spacing = static_cast<std::uint16_t>(arrival - last);
@@ -162,8 +181,11 @@ class LinkQueue {
             values_.data() + value_head_ * parts_, parts_};
   }
   std::size_t value_capacity() const { return parts_ == 0 ? 0 : values_.size() / parts_; }
-  void grow_values() {
-    const std::size_t capacity = size_ == 0 ? 4 : size_ * 2;
+  // To the smallest power of two (4 at least) that holds `needed` words: the capacities words
+  // pushed one by one would reach.
+  void grow_values(std::size_t needed) {
+    std::size_t capacity = std::max<std::size_t>(4, value_capacity());
+    while (capacity < needed) capacity *= 2;
     std::vector<double> values(capacity * parts_);
     for (std::size_t i = 0; i < size_; ++i) {
       const std::size_t from = ((value_head_ + i) & value_mask_) * parts_;

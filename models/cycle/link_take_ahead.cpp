@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "models/prefetch.hpp"
+
 namespace torus {
 
 // A port whose hint is `never` has no word visible on its link (every word that becomes visible
@@ -58,6 +60,9 @@ std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
   const std::uint32_t into = taking_.buffer;
   if (into == no_buffer) return count;  // dropped: nothing to store
   BufferState& buffer = context_.memory.buffer(into);
+  const std::uint32_t first = std::min(words.index(0), words.index(count - 1));
+  prefetch_words(into, first, std::max(words.index(0), words.index(count - 1)) - first + 1);
+  prefetch_span(buffer.pending_sends.data(), buffer.pending_sends.size());
   std::size_t k = 0;
   for (; k < count; ++k) {
     const std::uint32_t index = words.index(k);
@@ -68,6 +73,14 @@ std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
   }
   if (k > 0 && context_.words_done(taking_.task) == 0) buffer.tag = context_.program().messages[taking_.message].tag;
   return k;
+}
+
+void LinkPorts::prefetch_words(std::uint32_t buffer, std::uint32_t first, std::size_t n) const {
+  const BufferState& b = context_.memory.buffer(buffer);
+  n = std::min<std::size_t>(n, b.words.size() - std::min<std::size_t>(first, b.words.size()));
+  prefetch_span<true>(b.words.data() + first, n);
+  if (b.left_at && !b.wide_left_at) prefetch_span<true>(b.left_at + first, n);
+  context_.datapath->prefetch(buffer, first, n, true);
 }
 
 bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {

@@ -1,6 +1,8 @@
 #include "models/cycle/node.hpp"
+#include "models/prefetch.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <sstream>
 #include <stdexcept>
 
@@ -29,7 +31,7 @@ std::size_t RunShared::bytes() const {
   for (const ComputeSchedule& s : schedules)
     total += sizeof(s) + (s.issue.capacity() + s.ready_before_last.capacity()) * sizeof(Cycle) +
              s.left_before_last.capacity() * sizeof(std::uint16_t);
-  if (scratch) total += scratch->words.capacity() * sizeof(LinkWord) + scratch->leave.capacity() * sizeof(Cycle);
+  if (scratch) total += scratch->values.capacity() * sizeof(std::complex<double>) + scratch->leave.capacity() * sizeof(Cycle);
   if (step_totals) total += step_totals->bytes();
   return total;
 }
@@ -123,6 +125,9 @@ void Node::arm(Trigger trigger, Cycle cycle) {
 }
 
 void Node::activate() {
+  // The node's own fields are read all over the activation: asked for at once, not one by one
+  // as the code reaches them (models/prefetch.hpp).
+  prefetch_bytes<true>(&context_, sizeof(Node) - static_cast<std::size_t>(reinterpret_cast<const char*>(&context_) - reinterpret_cast<const char*>(this)), 48);
   const Cycle cycle = sc_core::sc_time_stamp().value() / settings_.period_ticks;
   if (cycle == last_cycle_) {
     arm(trigger_, cycle);

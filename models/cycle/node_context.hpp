@@ -53,7 +53,7 @@ struct TaskRecord {
 // Working space for a node's batched sends, shared by the nodes of one run (SystemC runs one
 // process at a time, and no node keeps it across calls).
 struct LinkScratch {
-  std::vector<LinkWord> words;
+  std::vector<std::complex<double>> values;
   std::vector<Cycle> leave;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "models/prefetch.hpp"
 #include "sim/fault_config.hpp"
 
 namespace torus {
@@ -234,6 +235,7 @@ Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
   const std::size_t first = instruction_;
   Cycle first_issue = never;
   Cycle t = 0;
+  prefetch_inputs();
   if (whole_run_fits(cycle, limit)) t = place_whole_run(cycle, first_issue);
   else if (current_.component_ready) t = time_run<true>(cycle, limit, first_issue);
   else t = time_run<false>(cycle, limit, first_issue);
@@ -250,6 +252,19 @@ Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
   context_.stats.busy_cycles += count;
   context_.last_progress = std::max(context_.last_progress, last_issue);
   return t;
+}
+
+// The compute's words, which the run reads and writes, asked for at once (models/prefetch.hpp).
+void TaskSequencer::prefetch_inputs() const {
+  const Current& c = current_;
+  const std::size_t accumulator_words = context_.run->schedules[context_.detail(next_).kernel].ready_before_last.size();
+  prefetch_span<true>(c.accumulator, accumulator_words);
+  prefetch_span<true>(c.writes_left, accumulator_words);
+  prefetch_span(c.operand, c.operand_words);
+  prefetch_span(c.coefficient, c.coefficient_words);
+  context_.datapath->prefetch(c.accumulator_buffer, 0, accumulator_words, true);
+  context_.datapath->prefetch(c.operand_buffer, 0, c.operand_words, false);
+  context_.datapath->prefetch(c.coefficient_buffer, 0, c.coefficient_words, false);
 }
 
 // The kernel's schedule holds when the run starts right after the compute's first fma, no

@@ -65,6 +65,7 @@ class TaskSequencer {
   template <bool split>
   Cycle time_run(Cycle cycle, Cycle limit, Cycle& first_issue);
   bool whole_run_fits(Cycle cycle, Cycle limit) const;
+  void prefetch_inputs() const;
   Cycle place_whole_run(Cycle cycle, Cycle& first_issue);
   void finish(Cycle cycle);
   void load(const Task& task, Cycle cycle);

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <random>
+#include <vector>
 
 #include "models/cycle/link_queue.hpp"
 
@@ -160,5 +161,41 @@ TEST_CASE("link queue: evenly spaced words of a message share one run", "[model]
     CHECK(queue.runs() == 3);
     CHECK(queue.arrival_at(2) == 18);
     CHECK(queue.arrival_at(4) == 26);
+  }
+}
+
+TEST_CASE("link queue: a run pushed at once is held as its words pushed one by one", "[model][link][memory]") {
+  std::mt19937_64 rng(14);
+  for (std::size_t parts = 0; parts <= 2; ++parts) {
+    for (int trial = 0; trial < 40; ++trial) {
+      LinkQueue queue(parts), one_by_one(parts);
+      std::uint32_t message = 0;
+      Cycle leave = rng() % 100;
+      for (int step = 0; step < 60; ++step) {
+        if (rng() % 3 == 0) message = static_cast<std::uint32_t>(rng() % 3);
+        const std::uint16_t hop = static_cast<std::uint16_t>(rng() % 2);
+        const auto first_index = static_cast<std::uint32_t>(rng() % 40);
+        const std::size_t count = rng() % 5 == 0 ? 1 : rng() % 90;
+        std::vector<std::complex<double>> values(count);
+        std::vector<Cycle> leaves(count);
+        for (std::size_t k = 0; k < count; ++k) {
+          leave += rng() % 4 == 0 ? rng() % 3 : 1;  // mostly one a cycle, now and then uneven
+          leaves[k] = leave;
+          values[k] = word_of(message, first_index + static_cast<std::uint32_t>(k), hop, parts).value;
+          one_by_one.push_back({values[k], message, first_index + static_cast<std::uint32_t>(k), hop}, leave + 7);
+        }
+        queue.push_run(message, hop, first_index, values.data(), leaves.data(), 7, count);
+        REQUIRE(queue.size() == one_by_one.size());
+        REQUIRE(queue.runs() == one_by_one.runs());
+        REQUIRE(queue.bytes() == one_by_one.bytes());
+        for (int pops = static_cast<int>(rng() % 80); pops > 0 && !queue.empty(); --pops) {
+          REQUIRE(queue.front_arrival() == one_by_one.front_arrival());
+          const LinkWord a = queue.front_word(), b = one_by_one.front_word();
+          REQUIRE((a.value == b.value && a.message == b.message && a.index == b.index && a.hop == b.hop));
+          queue.pop_front();
+          one_by_one.pop_front();
+        }
+      }
+    }
   }
 }
