@@ -119,7 +119,10 @@ void Node::arm(Trigger trigger, Cycle cycle) {
 }
 
 void Node::activate() {
-  const Cycle cycle = sc_core::sc_time_stamp().value() / settings_.period_ticks;
+  // Mostly the cycle after the last: a multiplication tells, where a division costs dozens of
+  // clock cycles (once per node-cycle).
+  const Cycle now = sc_core::sc_time_stamp().value();
+  const Cycle cycle = now == (last_cycle_ + 1) * settings_.period_ticks ? last_cycle_ + 1 : now / settings_.period_ticks;
   if (cycle == last_cycle_) {
     arm(trigger_, cycle);
     return;
