@@ -160,7 +160,8 @@ const LinkWord* LinkChannel::front(Cycle cycle) {
 }
 
 void LinkChannel::pop(Cycle cycle) {
-  if (!front(cycle)) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
+  // The caller has just seen the word through front(), which counted it as arrived.
+  if (visible_ == 0 || queue_.front_arrival() > cycle) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
   queue_.pop_front();  // an arrived word: the queue's arrived count drops with it
   --visible_;
   returning_credits_.push_back(cycle + latency_);

@@ -63,7 +63,8 @@ void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
     if (hints_[p].next > cycle) continue;  // nothing due on this link yet
     LinkReceiveIf& link = *context_.in[p];
     while (const LinkWord* word = link.front(cycle)) {
-      if (passes_through(*word) || !store(*word, cycle, posted_before, p)) break;
+      // A node no message passes through needs no look into the Program to know a word is its own.
+      if ((routes_traffic_ && passes_through(*word)) || !store(*word, cycle, posted_before, p)) break;
       link.pop(cycle);
     }
     hints_[p].next = link.next_arrival();
@@ -179,17 +180,24 @@ void LinkPorts::grant(std::size_t d, Cycle cycle) {
 }
 
 void LinkPorts::send_local(std::size_t d, Cycle cycle) {
+  if (retry_at_[d] > cycle) return;  // its next word is not released before then (nor sent ahead)
   auto& queue = outgoing_[d];
   Outgoing& o = queue.front();
   LinkSendIf& link = *context_.out[d];
   const bool done = batching_ && o.release == SendRelease::ComputeDone && send_ahead(d, o, cycle);
-  while (!done && released(o, cycle) && link.can_send(cycle)) {
+  // Each word's release is tested once: a word found released stays so (its place is owed to
+  // this send, so nothing replaces or updates it), and the word behind one just sent is tested
+  // in the same cycle, when the link is usually still busy.
+  bool free_now = !done && (o.position < o.released_until || released(o, cycle));
+  while (free_now && link.can_send(cycle)) {
     const std::uint32_t w = word_at(o);
     if (o.position == 0) check_block(o);
     link.send(cycle, {context_.datapath->read(o.buffer, w), o.message, w, 0});
     if (o.position == 0) context_.stats.link_wait[d] += cycle - leaves_from(o);
     sent(o, w, cycle);
     if (++o.position == o.words) break;
+    free_now = released(o, cycle);
+    if (free_now) o.released_until = o.position + 1;
   }
   if (o.position == o.words) {
     context_.memory.release_pending(o.buffer, o.generation, o.words);
@@ -197,7 +205,7 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
     owner_[d] = free_link;
     return;
   }
-  if (!released(o, cycle)) retry_at_[d] = leaves_from(o);
+  if (!free_now) retry_at_[d] = leaves_from(o);
 }
 
 // Every remaining word released now and a credit for each held now: the words leave one by one
@@ -286,8 +294,12 @@ bool LinkPorts::idle() const {
 bool LinkPorts::any_starved_with_work(Cycle cycle) const {
   // While words sent ahead (each with its credit) still leave after `cycle`, their message holds
   // the link, as it would when stepping: the message queued behind it is not free to leave yet.
+  // A head found not released until a later cycle is not released now, while no state change
+  // since said otherwise.
+  const bool retry_known = !context_.send_state_changed;
   for (const std::size_t d : out_dirs_)
-    if (!outgoing_[d].empty() && committed_until_[d] <= cycle && released(outgoing_[d].front(), cycle) &&
+    if (!outgoing_[d].empty() && committed_until_[d] <= cycle && !(retry_known && retry_at_[d] > cycle) &&
+        released(outgoing_[d].front(), cycle) &&
         context_.out[d]->credits_unspent(cycle) == 0)
       return true;
   return false;

@@ -85,6 +85,7 @@ class LinkPorts : public LinkTaker {
     std::uint32_t step;                         // the global step label of the send
     Cycle posted;                               // the cycle the sequencer posted it
     std::uint32_t position = 0;
+    std::uint32_t released_until = 0;           // words before this one are known released
   };
   // The message whose words are landing on an input port, looked up on its first word.
   struct Incoming {
