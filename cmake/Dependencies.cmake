@@ -21,17 +21,3 @@ if(TORUS_MPI)
   set(MPI_CXX_SKIP_MPICXX ON)  # the C API from C++; not the deprecated C++ bindings
   find_package(MPI COMPONENTS CXX)
 endif()
-
-# The torus-sim program allocates through jemalloc when it is found (Debian: libjemalloc-dev)
-# and asks it for transparent huge pages (tools/torus-sim/allocator.cpp). Not with sanitizers,
-# which bring their own allocator; -DTORUS_JEMALLOC=OFF keeps the C library's.
-option(TORUS_JEMALLOC "link torus-sim with jemalloc, its heap on transparent huge pages" ON)
-set(TORUS_WITH_JEMALLOC OFF)
-if(TORUS_JEMALLOC AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize")
-  find_library(JEMALLOC_LIBRARY jemalloc)
-  if(JEMALLOC_LIBRARY)
-    set(TORUS_WITH_JEMALLOC ON)
-  else()
-    message(STATUS "jemalloc not found: torus-sim uses the C library's allocator (slower at thousands of nodes)")
-  endif()
-endif()

@@ -335,15 +335,8 @@ def describe_machine():
             model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), None)
     except OSError:
         model = None
-    # Whether the program's request for huge pages (jemalloc, tools/torus-sim/allocator.cpp) can be granted.
-    try:
-        with open("/sys/kernel/mm/transparent_hugepage/enabled", encoding="utf-8") as f:
-            huge = f.read().split("[", 1)[1].split("]", 1)[0]
-    except (OSError, IndexError):
-        huge = "unknown"
     return (f"machine: {model or platform.processor() or 'unknown processor'}, {os.cpu_count()} cores, "
-            f"{platform.system()} {platform.release()}, transparent huge pages {huge}, "
-            f"load average {os.getloadavg()[0]:.2f} at the start")
+            f"{platform.system()} {platform.release()}, load average {os.getloadavg()[0]:.2f} at the start")
 
 
 def main():

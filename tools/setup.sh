@@ -14,7 +14,7 @@ build_type=${TORUS_SIM_BUILD_TYPE:-Release}
 required_packages=(
   build-essential cmake ninja-build pkg-config
   libsystemc-dev libeigen3-dev catch2 libfftw3-dev
-  libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev libjemalloc-dev
+  libyaml-cpp-dev libcli11-dev libfmt-dev nlohmann-json3-dev
   python3 python3-numpy python3-matplotlib
   clang libclang-rt-14-dev
   openmpi-bin libopenmpi-dev
