@@ -335,8 +335,16 @@ def describe_machine():
             model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), None)
     except OSError:
         model = None
+    # Whether huge pages may be asked for (README, "Speed": GLIBC_TUNABLES=glibc.malloc.hugetlb=1), and whether they were.
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled", encoding="utf-8") as f:
+            huge = f.read().split("[", 1)[1].split("]", 1)[0]
+    except (OSError, IndexError):
+        huge = "unknown"
+    tunables = os.environ.get("GLIBC_TUNABLES")
     return (f"machine: {model or platform.processor() or 'unknown processor'}, {os.cpu_count()} cores, "
-            f"{platform.system()} {platform.release()}, load average {os.getloadavg()[0]:.2f} at the start")
+            f"{platform.system()} {platform.release()}, transparent huge pages {huge}"
+            f"{', GLIBC_TUNABLES=' + tunables if tunables else ''}, load average {os.getloadavg()[0]:.2f} at the start")
 
 
 def main():
