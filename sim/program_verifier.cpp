@@ -153,6 +153,10 @@ class Verifier {
   }
 
   void run_task(std::size_t n, std::uint32_t k, const Task& t) {
+    // Reports give figures per step by these labels: one past the stages has no place (a
+    // Program that declares no stages, such as a hand-built test, labels nothing).
+    if (global_steps_ > 0 && t.label.global_step >= global_steps_)
+      fail(n, k, [&] { return fmt::format("is labelled step {}; the stages have {}", t.label.global_step, plural(global_steps_, "step")); });
     const TaskDetail* d = names_.detail_of(n, t);
     const bool detailed = t.kind == TaskKind::Load || t.kind == TaskKind::Compute || t.kind == TaskKind::Fft;
     if (detailed && !d) {
@@ -369,6 +373,7 @@ class Verifier {
   }
 
   const Program& p_;
+  const std::size_t global_steps_ = p_.global_steps();
   verifier::ProgramNames names_;
   verifier::ViolationLog log_;
   bool blocking_ = true;

@@ -373,3 +373,14 @@ TEST_CASE("task labels refuse what their narrow fields cannot hold, and bytes() 
   CHECK(program.route(program.messages[1]).front() == Direction::MinusQ);  // the earlier routes stay where they were
   CHECK(bytes(program) >= before + 1000 * sizeof(Direction) + sizeof(Message));
 }
+
+TEST_CASE("a task labelled past the Program's stages is caught", "[program][verifier]") {
+  Program program = orbital(2, 2, SchedulingVector::parse("+++"), {TransformDirection::Forward});
+  const std::size_t steps = program.global_steps();
+  REQUIRE(verify_program(program).ok());
+  Task& task = program.nodes[1].tasks.back();
+  task.label = {task.label.transform, task.label.stage, task.label.step, steps};
+  const ProgramVerification r = verify_program(program);
+  CHECK(r.violation_count == 1);
+  CHECK(find(program, r, "is labelled step " + std::to_string(steps) + "; the stages have " + std::to_string(steps) + " steps") != "");
+}

@@ -79,8 +79,9 @@ class CycleRun final : public EngineRun {
     EngineRecords r;
     const Program& program = top_.program();
     const std::size_t count = top_.nodes.size();
-    // Per-node step records only where the nodes kept them (spans asked for).
-    const bool spans = top_.nodes[0].step_log().keeps_spans();
+    // Per-node step records only where the nodes kept them (spans asked for): asked of the run,
+    // since a node with no tasks keeps none.
+    const bool spans = top_.keeps_step_spans();
     if (spans) r.steps.resize(count, program.global_steps());
     r.step_totals = top_.step_totals();
     r.nodes.resize(count);

@@ -30,6 +30,10 @@ class StepLog {
   // `steps`: the labels the node's list reaches; `totals`: the run's, sized for every global
   // step and shared by its nodes (SystemC runs one process at a time).
   void allocate(std::size_t steps, bool keep_spans, StepTotals& totals) {
+    if (steps > totals.fma.size())
+      throw std::invalid_argument("engine systemc: a task is labelled global step " + std::to_string(steps - 1) +
+                                  ", but the Program's stages have " + std::to_string(totals.fma.size()) +
+                                  " steps (the Program verifier reports it)");
     words_.assign(steps, 0);
     spans_.assign(keep_spans ? steps : 0, Span{});
     totals_ = &totals;

@@ -90,6 +90,8 @@ class TorusTop : public sc_core::sc_module {
   // After the watchdog fired: the cycle (or chain) of waits from the least advanced node.
   const std::string& wait_chain() const { return wait_chain_; }
   Cycle period_ticks() const { return clock.period().value(); }
+  // Whether the nodes keep per-step spans (a Chrome trace, or per-task traces for tests).
+  bool keeps_step_spans() const { return config_.step_spans || config_.trace_tasks; }
   // Bytes of the tables the nodes share (per message, per kernel) and of the idle link.
   std::size_t shared_bytes() const { return shared_.bytes() + links_->idle_bytes(); }
   // What the injected fault did, or empty if none was set or it never fired.

@@ -125,3 +125,16 @@ TEST_CASE("event engine: a Program that cannot finish is reported as a stall", "
   CHECK(stalled["completed"] == false);
   CHECK_THAT(stalled["stall"].get<std::string>(), Catch::Contains("node (0,0,0): task 2 (compute"));
 }
+
+TEST_CASE("per-step records are kept when asked for even where node 0 has no tasks", "[model][event]") {
+  // Node 1 loads a block; node 0 has nothing to do. Whether the records keep per-step spans
+  // is the run's setting, not read off node 0.
+  Program p = empty_program(TorusShape{2, 1, 1}, 1, 1);
+  load(p, 1, 0, tag(0, 0));
+  const Machine machine;
+  const nlohmann::json cycle = engine_records(p, machine, "systemc");
+  REQUIRE(cycle["completed"] == true);
+  CHECK(cycle["records"]["steps"]["start"].size() == 2);  // both nodes, one step each
+  CHECK(cycle["records"]["steps"]["start"][1].size() == 1);
+  CHECK(engine_records(p, machine, "event") == cycle);
+}

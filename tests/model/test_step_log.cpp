@@ -119,6 +119,14 @@ TEST_CASE("a step log refuses fma noted out of cycle order", "[model][memory]") 
   CHECK_THROWS_AS(log.issued(1, 1, 20), std::logic_error);
 }
 
+TEST_CASE("a step log refuses a task labelled past the run's steps", "[model][memory]") {
+  StepTotals totals;
+  totals.resize(2);
+  StepLog log;
+  CHECK_NOTHROW(log.allocate(2, false, totals));
+  CHECK_THROWS_AS(log.allocate(3, false, totals), std::invalid_argument);  // a label 2: no room in the totals
+}
+
 TEST_CASE("a step log's done is the latest result of the step's tasks, whatever order they pass in", "[model][memory]") {
   StepTotals totals;
   totals.resize(1);
