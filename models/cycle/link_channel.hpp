@@ -72,7 +72,9 @@ class LinkReceiveIf : public virtual sc_core::sc_interface {
  public:
   // The oldest word that has arrived by `cycle`, or nullptr. Cycles passed must not decrease.
   virtual const LinkWord* front(Cycle cycle) = 0;
-  // Removes the front word, freeing its buffer place. Precondition: front(cycle) != nullptr.
+  // Removes the front word, freeing its buffer place. Precondition: front(cycle) != nullptr,
+  // called in the same cycle (front() is where the link counts the words arrived, for its peak
+  // occupancy; pop() does not count them again).
   virtual void pop(Cycle cycle) = 0;
   // The cycle the front word arrives (or `never` when empty).
   virtual Cycle next_arrival() const = 0;

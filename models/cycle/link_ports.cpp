@@ -188,7 +188,11 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
   // Each word's release is tested once: a word found released stays so (its place is owed to
   // this send, so nothing replaces or updates it), and the word behind one just sent is tested
   // in the same cycle, when the link is usually still busy.
-  bool free_now = !done && (o.position < o.released_until || released(o, cycle));
+  bool free_now = !done && o.position < o.released_until;
+  if (!done && !free_now && released(o, cycle)) {
+    free_now = true;
+    o.released_until = o.position + 1;  // even if the link cannot take it this cycle
+  }
   while (free_now && link.can_send(cycle)) {
     const std::uint32_t w = word_at(o);
     if (o.position == 0) check_block(o);
