@@ -7,10 +7,11 @@ machine and its load; run it on an idle machine and say which):
   scaling  512 nodes (N = 32, P = 8) and 4,096 nodes (N = 64, P = 16), b = 4, DCT forward
            and inverse, with fast_forward on and off: simulated node-cycles per second, the
            process's peak memory, the engine's own state per node next to the words a node
-           holds, and the 4,096/512 slow-down per node-cycle. With --baseline BINARY the same
-           points run with that binary too, interleaved, and the table gives the ratio
-           (this binary's speed / the baseline's), so a change is measured against a bare
-           baseline in the same run.
+           holds (each the fastest of --repeat runs), and the 4,096/512 slow-down per
+           node-cycle as the median and range over --repeat rounds, each round running both
+           sizes back to back. With --baseline BINARY the same rounds run with that binary too,
+           and the table gives the ratio (this binary's speed / the baseline's), so a change is
+           measured against a bare baseline in the same run.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget (--values off --direction forward: timing
            only, one transform).
@@ -51,6 +52,7 @@ import math
 import os
 import platform
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -85,16 +87,6 @@ def problem(n, p, direction="both"):
     return ["--N", str(n), "--P", str(p), "--fma_latency", "4", "--transform", "dct", "--direction", direction]
 
 
-def best_of(binary, arguments, repeat, timeout):
-    """The fastest of `repeat` runs: the least disturbed by other load on the machine."""
-    best = None
-    for _ in range(repeat):
-        report, _ = run(binary, arguments, timeout)
-        if report and (best is None or report["timing"]["node_cycles_per_second"] > best["timing"]["node_cycles_per_second"]):
-            best = report
-    return best
-
-
 def node_state_kib(report):
     memory = report["timing"].get("memory", {})
     return memory.get("engine_bytes_per_node", 0) / 1024
@@ -107,29 +99,57 @@ def held_kib(report):
     return (allocated + words["link_buffers"]) * 8 / 1024  # double words
 
 
+def paired_runs(binaries, arguments_of, repeat, timeout):
+    """`repeat` rounds, each running every point once with every binary, in turn: the runs of one
+    round share the machine's state of that moment (on a shared host the speed of the small
+    torus, which lives in the last-level cache, swings most). Reports by (binary's place in
+    `binaries`, point); None for a run past the timeout."""
+    reports = {(b, key): [] for b in range(len(binaries)) for key in arguments_of}
+    for _ in range(repeat):
+        for key, arguments in arguments_of.items():
+            for b, binary in enumerate(binaries):
+                reports[(b, key)].append(run(binary, arguments, timeout)[0])
+    return reports
+
+
+def rate_of(report):
+    return report["timing"]["node_cycles_per_second"] / 1e6
+
+
 def scaling(args):
     print("| nodes | fast_forward | cycles | M node-cycles/s | peak MiB | engine KiB/node | held KiB/node |"
           + (" baseline M node-cycles/s | ratio |" if args.baseline else ""))
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline else ""))
-    rates = {}
+    slowdowns = {}
     for ff in ("on", "off"):
-        for n, p in SCALING:
-            arguments = problem(n, p) + ["--fast_forward", ff]
-            report = best_of(args.binary, arguments, args.repeat, args.budget_seconds)
+        arguments_of = {p: problem(n, p) + ["--fast_forward", ff] for n, p in SCALING}
+        binaries = [args.binary] + ([args.baseline] if args.baseline else [])
+        reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds)
+        small, large = SCALING[0][1], SCALING[1][1]
+        pairs = zip(reports[(0, small)], reports[(0, large)])
+        slowdowns[ff] = sorted(rate_of(a) / rate_of(b) for a, b in pairs if a and b)
+        for _, p in SCALING:
+            done = [r for r in reports[(0, p)] if r]
+            if not done:
+                print(f"| {p ** 3} | {ff} | past --budget-seconds in every round |", flush=True)
+                continue
+            report = max(done, key=rate_of)
             t = report["timing"]
-            rate = t["node_cycles_per_second"] / 1e6
-            rates[(ff, p)] = rate
-            line = (f"| {p ** 3} | {ff} | {t['total_cycles']} | {rate:.2f} | {t['peak_memory_bytes'] / 2**20:.0f} | "
+            line = (f"| {p ** 3} | {ff} | {t['total_cycles']} | {rate_of(report):.2f} | {t['peak_memory_bytes'] / 2**20:.0f} | "
                     f"{node_state_kib(report):.1f} | {held_kib(report):.1f} |")
             if args.baseline:
-                base = best_of(args.baseline, arguments, args.repeat, args.budget_seconds)
-                base_rate = base["timing"]["node_cycles_per_second"] / 1e6
-                line += f" {base_rate:.2f} | {rate / base_rate:.2f} |"
+                base = [rate_of(r) for r in reports[(1, p)] if r]
+                line += f" {max(base):.2f} | {rate_of(report) / max(base):.2f} |" if base else " - | - |"
             print(line, flush=True)
-    for ff in ("on", "off"):
-        small, large = rates[(ff, SCALING[0][1])], rates[(ff, SCALING[1][1])]
-        print(f"\nfast_forward {ff}: {SCALING[1][1] ** 3} nodes are {small / large:.2f}x slower per node-cycle "
-              f"than {SCALING[0][1] ** 3}")
+    small, large = SCALING[0][1] ** 3, SCALING[1][1] ** 3
+    print(f"\nSlow-down per node-cycle, {large} nodes against {small}, per round (the two runs of one round "
+          "back to back):")
+    for ff, ratios in slowdowns.items():
+        if not ratios:
+            print(f"  fast_forward {ff}: no round finished both runs within --budget-seconds")
+            continue
+        median = statistics.median(ratios)
+        print(f"  fast_forward {ff}: median {median:.2f}x, from {ratios[0]:.2f} to {ratios[-1]:.2f} over {len(ratios)} rounds")
 
 
 def growth(args):
