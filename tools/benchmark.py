@@ -120,13 +120,12 @@ def scaling(args):
     print("| nodes | fast_forward | cycles | M node-cycles/s | peak MiB | engine KiB/node | held KiB/node |"
           + (" baseline M node-cycles/s | ratio |" if args.baseline else ""))
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline else ""))
+    binaries = [args.binary] + ([args.baseline] if args.baseline else [])
     slowdowns = {}
     for ff in ("on", "off"):
         arguments_of = {p: problem(n, p) + ["--fast_forward", ff] for n, p in SCALING}
-        binaries = [args.binary] + ([args.baseline] if args.baseline else [])
         reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds)
-        small, large = SCALING[0][1], SCALING[1][1]
-        pairs = zip(reports[(0, small)], reports[(0, large)])
+        pairs = zip(reports[(0, SCALING[0][1])], reports[(0, SCALING[1][1])])
         slowdowns[ff] = sorted(rate_of(a) / rate_of(b) for a, b in pairs if a and b)
         for _, p in SCALING:
             done = [r for r in reports[(0, p)] if r]
