@@ -1,2 +1,4 @@
-#define CATCH_CONFIG_MAIN
-#include <catch2/catch.hpp>
+// Entry point of the test programs without SystemC.
+#include "catch_session.hpp"
+
+int main(int argc, char* argv[]) { return run_catch_session(argc, argv); }

@@ -95,7 +95,7 @@ Program ping_pong() {
   p.algorithm = "ping-pong";
   p.shape = TorusShape{2, 1, 1};
   p.grid = BlockGrid::make({2, 1, 1}, {2, 1, 1});
-  p.tag_kinds = {{"X", 3}, {"C1", 2, 1, {}}, {"Y", 3}};
+  p.tag_kinds = {{"X", 3, 0, {}}, {"C1", 2, 1, {}}, {"Y", 3, 0, {}}};
   p.kernels = {cube_kernel(1, 1)};
   p.host_arrays = {{"input", false, 0, 0, {}, 0}, {"forward C1", true, 1, 0, {}, 0}};
   p.transforms = {"forward"};
@@ -140,7 +140,7 @@ Program ping_pong() {
                          {load(0, 0, x1, {1, 0, 0}), load(1, 1, c10, {1, 0, 0}), load(3, 1, c00, {0, 0, 0}),
                           move(TaskKind::Receive, first, 4, 0), compute(0, 1, x1, c10, true), compute(4, 3, x0, c00, false),
                           move(TaskKind::Send, second, 2, 1)}));
-  p.outputs = {{"forward", 0, 1, {1, 2}, {{2, {0, 0, 0}}, {2, {0, 0, 0}}}}};
+  p.outputs = {{"forward", 0, 1, {1, 2}, {{2, {0, 0, 0}}, {2, {0, 0, 0}}}, {}}};
   return p;
 }
 
@@ -151,7 +151,7 @@ HostData<double> ping_pong_host() {
   Matrix<double> c(2, 2);
   c << 2, 7, 11, 13;  // C(input, output): C(0,0) = 2, C(1,0) = 11
   const Matrix<double> unused = Matrix<double>::Identity(2, 2);
-  return {x, {{c, unused, unused}}};
+  return {x, {{c, unused, unused}}, {}};
 }
 
 }  // namespace
@@ -209,7 +209,7 @@ TEST_CASE("a Program that cannot progress throws naming the waiting nodes and me
 TEST_CASE("the golden check of a Program's output names the block and node as before", "[program][executor][run]") {
   const std::size_t n = 4, b = 2;
   const Program program = make_algorithm("orbital")->build({TorusShape::cube(2), BlockGrid::cube(b, 2), {}, {TransformDirection::Forward}});
-  HostData<double> host{random_tensor<double>(n, 3), {matrices_of<double>(n, TransformDirection::Forward)}};
+  HostData<double> host{random_tensor<double>(n, 3), {matrices_of<double>(n, TransformDirection::Forward)}, {}};
   ProgramResult<double> result = execute_program(program, host);
   std::vector<OutputBlock> layout;
   Tensor3<double> y = result.gather(program, "forward", &layout);

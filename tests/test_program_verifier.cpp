@@ -94,12 +94,12 @@ Program ping_pong(Topology topology = Topology::Torus) {
   p.host_arrays = {{"input", false, 0, 0, {}, 0}, {"C1", true, 1, 0, {}, 0}};
   p.add_message(0, 1, std::vector<Direction>{Direction::PlusQ}, 1, tag(X));
   p.add_message(1, 0, std::vector<Direction>{Direction::MinusQ}, 1, tag(Y));
-  const NodeProgram blank{{{1, X}, {1, C}, {1, Y}, {1, Z}}, {}};
+  const NodeProgram blank{{{1, X}, {1, C}, {1, Y}, {1, Z}}, {}, {}, {}};
   p.nodes = {blank, blank};
   set_tasks(p.nodes[0], {load(X, 0, tag(X)), load(C, 1, tag(C)), transfer(TaskKind::Send, X, 0),
                          transfer(TaskKind::Receive, Y, 1), compute(Z, Y, C)});
   set_tasks(p.nodes[1], {load(C, 1, tag(C)), transfer(TaskKind::Receive, X, 0), compute(Y, X, C), transfer(TaskKind::Send, Y, 1)});
-  p.outputs = {{"result", 0, 3, {Z, Y}, {tag(Z), tag(Y)}}};
+  p.outputs = {{"result", 0, 3, {Z, Y}, {tag(Z), tag(Y)}, {}}};
   return p;
 }
 

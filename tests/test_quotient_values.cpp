@@ -172,7 +172,7 @@ TEST_CASE("a quotient whose message is needed before it is sent is refused, not 
   node.add(receive);
   node.add(compute, product);
   node.add(send);
-  q.outputs = {{"forward", 0, 1, {3}, {{2, {0, 0, 0}}}}};
+  q.outputs = {{"forward", 0, 1, {3}, {{2, {0, 0, 0}}}, {}}};
   const std::vector<QuotientNodeBlocks> blocks{{{{0, {0, 0, 0}}, {1, {0, 0, 0}}}, {{2, {0, 0, 0}}}},
                                                {{{0, {1, 0, 0}}, {1, {1, 1, 0}}}, {{2, {1, 0, 0}}}}};
   Tensor3<double> x(2, 1, 1);

@@ -4,10 +4,11 @@
 #   bash tools/fuzz.sh [--target scenario|npy] [SECONDS]   (default: scenario, 60 s)
 #   bash tools/fuzz.sh [--target scenario|npy] --runs N    a fixed seed and N executions: the same run every time (CI)
 #
-# Builds build-fuzz/ with clang, AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer
-# coverage, then runs from the target's seed corpus (tests/fuzz/corpus for scenarios,
-# tests/fuzz/npy-corpus for .npy files). A crash, hang or sanitizer report stops it with a
-# non-zero exit; the input is saved under build-fuzz/crashes/. Copy it into the target's
+# Builds the fuzz target in build-sanitize/ (tools/sanitizer_build.sh: clang, AddressSanitizer,
+# UndefinedBehaviorSanitizer and libFuzzer coverage, shared with tools/sanitize.sh), then runs
+# from the target's seed corpus (tests/fuzz/corpus for scenarios, tests/fuzz/npy-corpus for .npy
+# files). A crash, hang or sanitizer report stops it with a
+# non-zero exit; the input is saved under build-sanitize/crashes/. Copy it into the target's
 # regressions folder (tests/fuzz/regressions or tests/fuzz/npy-regressions) with the fix, and
 # ctest replays it on every build from then on.
 set -euo pipefail
@@ -29,12 +30,9 @@ else
   limit=(-max_total_time="${1:-60}")
   what="${1:-60} s"
 fi
-build="$repo_root/build-fuzz"
-
-cmake -S "$repo_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTORUS_FUZZ=ON \
-  -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined" >/dev/null
-cmake --build "$build" --target "torus_fuzz_$target" >/dev/null
+source "$repo_root/tools/sanitizer_build.sh"
+sanitizer_build "torus_fuzz_$target" >/dev/null
+build="$sanitizer_build_dir"
 mkdir -p "$build/corpus-$target" "$build/crashes"
 log="$build/fuzz-$target.log"
 "$build/tests/torus_fuzz_$target" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \

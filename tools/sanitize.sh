@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Builds the project with AddressSanitizer and UndefinedBehaviorSanitizer into build-asan/ and
-# runs the test suite there (all but the 1280-run baseline matrix, which the ordinary build
-# checks). Any sanitizer report fails the test that triggered it.
+# Builds the project with AddressSanitizer and UndefinedBehaviorSanitizer into build-sanitize/
+# (tools/sanitizer_build.sh: clang, shared with the fuzzers) and runs the test suite there (all
+# but the 1280-run baseline matrix and the engine comparison, which the ordinary build checks).
+# Any sanitizer report fails the test that triggered it.
 set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build="$repo_root/build-asan"
-cmake -S "$repo_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1" >/dev/null
-cmake --build "$build" --parallel "$(nproc)"
+source "$repo_root/tools/sanitizer_build.sh"
+sanitizer_build
+build="$sanitizer_build_dir"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E "schedule_regression_baselines|engine_equality" -LE "long|mpi"

@@ -150,13 +150,15 @@ void TorusTop::watch() {
   if (config_.on_progress) config_.on_progress(cycle);
   if (cycle < config_.watchdog_cycles) return;
   Cycle last_progress = 0;
-  for (const Node& node : nodes) last_progress = std::max(last_progress, node.last_progress());
+  // Indices, not a range loop: sc_vector's iterator comparison is ambiguous under C++20's
+  // reversed operators (clang warns).
+  for (std::size_t i = 0; i < nodes.size(); ++i) last_progress = std::max(last_progress, nodes[i].last_progress());
   if (cycle < last_progress + config_.watchdog_cycles) return;
   watchdog_fired_ = true;
   // The nodes that got least far come first: the cause of a stall is usually among them.
   std::vector<const Node*> waiting;
-  for (const Node& node : nodes)
-    if (!node.finished()) waiting.push_back(&node);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (!nodes[i].finished()) waiting.push_back(&nodes[i]);
   std::stable_sort(waiting.begin(), waiting.end(), [](const Node* a, const Node* b) { return a->progress() < b->progress(); });
   for (const Node* node : waiting)
     stall_report_.push_back("node " + program().describe_node(node->index()) + ": " + node->waiting_for(cycle));

@@ -218,9 +218,11 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     sc_core::sc_start();
     nlohmann::json nodes = nlohmann::json::array();
-    for (const Node& node : top.nodes)
+    for (std::size_t i = 0; i < top.nodes.size(); ++i) {  // sc_vector: no range loop (see torus_top.cpp)
+      const Node& node = top.nodes[i];
       nodes.push_back({{"tasks", spans_json(node.task_trace())}, {"forwarded", node.stats().words_forwarded},
                        {"finish", node.stats().finish_cycle}});
+    }
     return nlohmann::json{{"total", top.completion_cycle()}, {"completed", top.completed()}, {"nodes", nodes},
                           {"stall", top.stall_report()}, {"chain", top.wait_chain()}};
   }

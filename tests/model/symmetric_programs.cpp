@@ -71,7 +71,7 @@ void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std
 SymmetricCase symmetric_case(std::uint64_t seed) {
   Generator g(seed);
   SymmetricCase c;
-  const TorusShape shape{g.pick(2, 4), g.pick(1, 4), g.pick(1, 2), Topology::Torus};
+  const TorusShape shape{g.pick(2, 4), g.pick(1, 4), g.pick(1, 2), {Topology::Torus, Topology::Torus, Topology::Torus}};
   const auto b = static_cast<std::size_t>(g.pick(1, 2));
   const auto routes = static_cast<std::size_t>(g.pick(1, 3));
   std::vector<std::vector<Direction>> route(routes);

@@ -78,6 +78,15 @@ TEST_CASE("non-finite input is refused before simulating, not blamed on the toru
   CHECK(run_cli("run --N 4 --P 2 --precision double --input " + path).exit_code == 0);
 }
 
+// gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool built_with_address_sanitizer = true;
+#elif defined(__has_feature)
+constexpr bool built_with_address_sanitizer = __has_feature(address_sanitizer);
+#else
+constexpr bool built_with_address_sanitizer = false;
+#endif
+
 TEST_CASE("an input file too big for max_memory is refused before it is read", "[scenario][cli][memory]") {
   TempDir dir;
   // 1 GiB of data announced for N = 512, as a sparse file: it takes no disk space.
@@ -87,11 +96,7 @@ TEST_CASE("an input file too big for max_memory is refused before it is read", "
   std::filesystem::resize_file(path, header.size() + (std::uintmax_t{1} << 30));
   // Reading the file would take more address space than the limit allows (and end in
   // std::bad_alloc, exit code 4); AddressSanitizer needs far more address space than that.
-#if defined(__SANITIZE_ADDRESS__)
-  const std::string limit;
-#else
-  const std::string limit = "ulimit -v 1500000; ";
-#endif
+  const std::string limit = built_with_address_sanitizer ? "" : "ulimit -v 1500000; ";
   const CliRun run = run_command("run --N 512 --P 4 --max_memory 200000000 --input " + path, limit);
   CHECK(run.exit_code == 2);
   CHECK_THAT(run.output, Catch::Contains("memory: this run needs about") && Catch::Contains("but max_memory allows 190.7 MiB"));
