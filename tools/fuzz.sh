@@ -7,10 +7,10 @@
 # Builds the fuzz target in build-sanitize/ (tools/sanitizer_build.sh: clang, AddressSanitizer,
 # UndefinedBehaviorSanitizer and libFuzzer coverage, shared with tools/sanitize.sh), then runs
 # from the target's seed corpus (tests/fuzz/corpus for scenarios, tests/fuzz/npy-corpus for .npy
-# files). A crash, hang or sanitizer report stops it with a
-# non-zero exit; the input is saved under build-sanitize/crashes/. Copy it into the target's
-# regressions folder (tests/fuzz/regressions or tests/fuzz/npy-regressions) with the fix, and
-# ctest replays it on every build from then on.
+# files). A crash, hang or sanitizer report stops it with a non-zero exit; the input is saved
+# under build-sanitize/crashes/. Copy it into the target's regressions folder
+# (tests/fuzz/regressions or tests/fuzz/npy-regressions) with the fix, and ctest replays it on
+# every build from then on.
 set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target=scenario
