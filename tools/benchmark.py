@@ -11,7 +11,10 @@ machine and its load; run it on an idle machine and say which):
            node-cycle as the median and range over --repeat rounds, each round running both
            sizes back to back. With --baseline BINARY the same rounds run with that binary too,
            and the table gives the ratio (this binary's speed / the baseline's), so a change is
-           measured against a bare baseline in the same run.
+           measured against a bare baseline in the same run. Beside each slow-down, the same
+           slow-down of tools/bare_memory_walk (no simulation: the larger run's memory per node,
+           touched in the engine's pattern, WALK) over --repeat rounds of its own: how much of
+           the engine's slow-down the memory alone gives.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget (--values off --direction forward: timing
            only, one transform).
@@ -116,17 +119,48 @@ def rate_of(report):
     return report["timing"]["node_cycles_per_second"] / 1e6
 
 
+# The bare memory walk's pattern per fast_forward setting: cache lines an activation touches and
+# the order of the nodes in a round. Measured on the engine (README, "Speed"): with fast-forward,
+# about 290 lines a node and orbital step (cachegrind) over 5.4 activations a step, in an order
+# that changes (the node run next after a given one is the same as the time before in 23% of
+# activations); without, 61 first-level misses a node-cycle (cachegrind), in one fixed order.
+WALK = {"on": (54, "shuffled"), "off": (61, "fixed")}
+WALK_ACTIVATIONS = 1_600_000  # per point: about half a second at 512 nodes
+
+
+def walk_slowdowns(args, bytes_per_node, ff):
+    """The bare memory walk at the two sizes of SCALING, --repeat rounds: the 4,096/512 slow-down
+    per activation of each round, sorted."""
+    walker = os.path.join(os.path.dirname(args.binary), "torus-bare-memory-walk")
+    lines, order = WALK[ff]
+    ratios = []
+    for _ in range(args.repeat):
+        per_activation = []
+        for _, p in SCALING:
+            nodes = p ** 3
+            done = subprocess.run([walker, str(nodes), str(bytes_per_node), str(lines), str(WALK_ACTIVATIONS // nodes), order],
+                                  capture_output=True, text=True, check=True)
+            per_activation.append(float(done.stdout.split()[1]))
+        ratios.append(per_activation[1] / per_activation[0])
+    return sorted(ratios)
+
+
 def scaling(args):
     print("| nodes | fast_forward | cycles | M node-cycles/s | peak MiB | engine KiB/node | held KiB/node |"
           + (" baseline M node-cycles/s | ratio |" if args.baseline else ""))
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline else ""))
     binaries = [args.binary] + ([args.baseline] if args.baseline else [])
-    slowdowns = {}
+    slowdowns, walks = {}, {}
     for ff in ("on", "off"):
         arguments_of = {p: problem(n, p) + ["--fast_forward", ff] for n, p in SCALING}
         reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds)
         pairs = zip(reports[(0, SCALING[0][1])], reports[(0, SCALING[1][1])])
         slowdowns[ff] = sorted(rate_of(a) / rate_of(b) for a, b in pairs if a and b)
+        # The walk gets the larger torus's memory per node at both sizes: the same node, more of them.
+        large_runs = [r for r in reports[(0, SCALING[1][1])] if r]
+        if large_runs:
+            bytes_per_node = max(r["timing"]["peak_memory_bytes"] for r in large_runs) // SCALING[1][1] ** 3
+            walks[ff] = (walk_slowdowns(args, bytes_per_node, ff), bytes_per_node)
         for _, p in SCALING:
             done = [r for r in reports[(0, p)] if r]
             if not done:
@@ -149,6 +183,12 @@ def scaling(args):
             continue
         median = statistics.median(ratios)
         print(f"  fast_forward {ff}: median {median:.2f}x, from {ratios[0]:.2f} to {ratios[-1]:.2f} over {len(ratios)} rounds")
+        if ff in walks:
+            walked, bytes_per_node = walks[ff]
+            lines, order = WALK[ff]
+            walk_median = statistics.median(walked)
+            print(f"    bare memory walk ({bytes_per_node / 1024:.1f} KiB a node, {lines} lines an activation, order {order}): "
+                  f"median {walk_median:.2f}x, from {walked[0]:.2f} to {walked[-1]:.2f}; engine / walk {median / walk_median:.2f}")
 
 
 def growth(args):

@@ -23,22 +23,36 @@ case "$target" in
   npy) seeds="$repo_root/tests/fuzz/npy-corpus" ;;
   *) echo "fuzz: --target must be scenario or npy, not '$target'" >&2; exit 2 ;;
 esac
+whole_number() { [[ "$2" =~ ^[1-9][0-9]{0,8}$ ]] || { echo "fuzz: $1 must be a whole number from 1 to 999999999, not '$2'" >&2; exit 2; }; }
 if [ "${1:-}" = "--runs" ]; then
+  whole_number --runs "${2:-}"
   limit=(-seed=1 -runs="$2")
   what="seed 1"
 else
+  whole_number SECONDS "${1:-60}"
   limit=(-max_total_time="${1:-60}")
   what="${1:-60} s"
 fi
 source "$repo_root/tools/sanitizer_build.sh"
 sanitizer_build "torus_fuzz_$target" >/dev/null
 build="$sanitizer_build_dir"
+fuzzer="$build/tests/torus_fuzz_$target"
+if [ ! -x "$fuzzer" ]; then
+  echo "fuzz: the build made no $fuzzer (tools/sanitizer_build.sh needs clang and libclang-rt-14-dev: bash tools/setup.sh)" >&2
+  exit 2
+fi
 mkdir -p "$build/corpus-$target" "$build/crashes"
 log="$build/fuzz-$target.log"
-"$build/tests/torus_fuzz_$target" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
+crashes_before=$(find "$build/crashes" -type f | wc -l)
+"$fuzzer" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
   -artifact_prefix="$build/crashes/" "$build/corpus-$target" "$seeds" >"$log" 2>&1 || {
+  status=$?
   tail -40 "$log"
-  echo "fuzz: a failing input was found; see $build/crashes/"
+  if [ "$(find "$build/crashes" -type f | wc -l)" -gt "$crashes_before" ]; then
+    echo "fuzz: a failing input was found; see $build/crashes/"
+  else
+    echo "fuzz: the fuzzer stopped with exit code $status and saved no input; see $log"
+  fi
   exit 1
 }
 runs=$(grep -o 'Done [0-9]* runs' "$log" | grep -o '[0-9]*' || echo 0)

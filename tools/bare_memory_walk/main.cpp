@@ -1,0 +1,120 @@
+// The bare baseline for how the cycle engine's speed scales with the torus: the same amount of
+// memory per node and the same pattern of touching it, with no simulation at all. Each node
+// owns a block of BYTES_PER_NODE bytes (one allocation per node, as a node's state is its own);
+// a round activates every node once, and an activation reads and writes LINES cache lines of
+// its node's block, independent of one another (a node's activation knows its addresses up
+// front), each activation of a node moving on to lines it has not touched the round before.
+// ORDER is the order of the nodes within a round: `fixed` (shuffled once, then the same every
+// round: SystemC runs statically sensitive processes in one order) or `shuffled` (a new order
+// each round: nodes that time their own wake-ups run in an order that changes).
+// tools/benchmark.py runs it at the engine's two torus sizes in the same rounds as the engine
+// and sets the two slow-downs side by side.
+//
+//   torus-bare-memory-walk NODES BYTES_PER_NODE LINES ROUNDS ORDER
+//
+// prints the seconds the walk took, nanoseconds per activation, and a checksum.
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t line_words = 64 / sizeof(std::uint64_t);
+// Successive lines of one activation are this many lines apart: no two share a line, and the
+// hardware's next-line prefetch cannot bring one with another.
+constexpr std::size_t line_stride = 7;
+
+struct Walk {
+  long nodes = 0, bytes_per_node = 0, lines = 0, rounds = 0;
+  bool shuffled = false;
+};
+
+bool parse(std::string_view text, long& value, long low, long high) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && value >= low && value <= high;
+}
+
+// Names the first argument that is out of range; nothing when all are valid.
+bool read_arguments(int argc, char** argv, Walk& walk) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: torus-bare-memory-walk NODES BYTES_PER_NODE LINES ROUNDS ORDER (got %d arguments, 5 needed)\n",
+                 argc - 1);
+    return false;
+  }
+  struct Bound {
+    const char* name;
+    long* value;
+    long low, high;
+  };
+  const Bound bounds[] = {{"NODES", &walk.nodes, 1, 1 << 20},
+                          {"BYTES_PER_NODE", &walk.bytes_per_node, 64, 1 << 24},
+                          {"LINES", &walk.lines, 1, 4096},
+                          {"ROUNDS", &walk.rounds, 1, 1 << 24}};
+  for (std::size_t k = 0; k < std::size(bounds); ++k)
+    if (!parse(argv[k + 1], *bounds[k].value, bounds[k].low, bounds[k].high)) {
+      std::fprintf(stderr, "torus-bare-memory-walk: %s is '%s'; allowed: a whole number from %ld to %ld\n", bounds[k].name,
+                   argv[k + 1], bounds[k].low, bounds[k].high);
+      return false;
+    }
+  const std::string_view order = argv[5];
+  if (order != "fixed" && order != "shuffled") {
+    std::fprintf(stderr, "torus-bare-memory-walk: ORDER is '%s'; allowed: fixed or shuffled\n", argv[5]);
+    return false;
+  }
+  walk.shuffled = order == "shuffled";
+  const long total = walk.nodes * walk.bytes_per_node;
+  if (total > (1L << 34)) {
+    std::fprintf(stderr, "torus-bare-memory-walk: NODES x BYTES_PER_NODE is %ld bytes; allowed: at most 16 GiB\n", total);
+    return false;
+  }
+  return true;
+}
+
+// One activation: `lines` lines of the block from line `first` on, each read and written.
+std::uint64_t activate(std::uint64_t* block, std::size_t block_lines, std::size_t first, std::size_t lines) {
+  std::uint64_t sum = 0;
+  for (std::size_t l = 0; l < lines; ++l) {
+    std::uint64_t& word = block[((first + l * line_stride) % block_lines) * line_words];
+    sum += word;
+    word = sum;
+  }
+  return sum;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Walk walk;
+  if (!read_arguments(argc, argv, walk)) return 2;
+  const auto nodes = static_cast<std::size_t>(walk.nodes);
+  const std::size_t block_lines = std::max<std::size_t>(1, static_cast<std::size_t>(walk.bytes_per_node) / 64);
+  std::vector<std::unique_ptr<std::uint64_t[]>> blocks(nodes);
+  for (auto& block : blocks) {
+    block = std::make_unique<std::uint64_t[]>(block_lines * line_words);
+    std::iota(block.get(), block.get() + block_lines * line_words, std::uint64_t{0});  // touched: no page is first faulted in the walk
+  }
+  std::vector<std::uint32_t> order(nodes);
+  std::iota(order.begin(), order.end(), 0u);
+  std::mt19937_64 random(1);
+  std::shuffle(order.begin(), order.end(), random);
+  const auto lines = static_cast<std::size_t>(walk.lines);
+  std::uint64_t checksum = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (long round = 0; round < walk.rounds; ++round) {
+    if (walk.shuffled && round > 0) std::shuffle(order.begin(), order.end(), random);
+    const std::size_t first = static_cast<std::size_t>(round) * lines * line_stride % block_lines;
+    for (const std::uint32_t node : order) checksum += activate(blocks[node].get(), block_lines, first, lines);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%.6f %.3f %llu\n", seconds, seconds * 1e9 / (static_cast<double>(walk.rounds) * static_cast<double>(nodes)),
+              static_cast<unsigned long long>(checksum));
+  return 0;
+}
