@@ -12,9 +12,10 @@ machine and its load; run it on an idle machine and say which):
            sizes back to back. With --baseline BINARY the same rounds run with that binary too,
            and the table gives the ratio (this binary's speed / the baseline's), so a change is
            measured against a bare baseline in the same run. Beside each slow-down, the same
-           slow-down of tools/bare_memory_walk (no simulation: the larger run's memory per node,
-           touched in the engine's pattern, WALK) over --repeat rounds of its own: how much of
-           the engine's slow-down the memory alone gives.
+           slow-down of tools/bare_memory_walk (no simulation: the round's larger run's memory
+           per node, touched in the engine's pattern, WALK), run in each round right after the
+           engine's pair: how much of the engine's slow-down the memory alone gives, at the same
+           moment of a shared machine.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget (--values off --direction forward: timing
            only, one transform).
@@ -102,16 +103,22 @@ def held_kib(report):
     return (allocated + words["link_buffers"]) * 8 / 1024  # double words
 
 
-def paired_runs(binaries, arguments_of, repeat, timeout):
+def paired_runs(binaries, arguments_of, repeat, timeout, after_round=None):
     """`repeat` rounds, each running every point once with every binary, in turn: the runs of one
     round share the machine's state of that moment (on a shared host the speed of the small
     torus, which lives in the last-level cache, swings most). Reports by (binary's place in
-    `binaries`, point); None for a run past the timeout."""
+    `binaries`, point); None for a run past the timeout. `after_round`, if given, gets each
+    round's reports by the same keys as soon as the round is done, to measure more in the same
+    moment."""
     reports = {(b, key): [] for b in range(len(binaries)) for key in arguments_of}
     for _ in range(repeat):
+        this_round = {}
         for key, arguments in arguments_of.items():
             for b, binary in enumerate(binaries):
-                reports[(b, key)].append(run(binary, arguments, timeout)[0])
+                this_round[(b, key)] = run(binary, arguments, timeout)[0]
+                reports[(b, key)].append(this_round[(b, key)])
+        if after_round:
+            after_round(this_round)
     return reports
 
 
@@ -128,21 +135,34 @@ WALK = {"on": (54, "shuffled"), "off": (61, "fixed")}
 WALK_ACTIVATIONS = 1_600_000  # per point: about half a second at 512 nodes
 
 
-def walk_slowdowns(args, bytes_per_node, ff):
-    """The bare memory walk at the two sizes of SCALING, --repeat rounds: the 4,096/512 slow-down
-    per activation of each round, sorted."""
+def walk_once(args, bytes_per_node, ff):
+    """The bare memory walk at the sizes of SCALING, one run each: nanoseconds per activation."""
     walker = os.path.join(os.path.dirname(args.binary), "torus-bare-memory-walk")
     lines, order = WALK[ff]
-    ratios = []
-    for _ in range(args.repeat):
-        per_activation = []
-        for _, p in SCALING:
-            nodes = p ** 3
-            done = subprocess.run([walker, str(nodes), str(bytes_per_node), str(lines), str(WALK_ACTIVATIONS // nodes), order],
-                                  capture_output=True, text=True, check=True)
-            per_activation.append(float(done.stdout.split()[1]))
-        ratios.append(per_activation[1] / per_activation[0])
-    return sorted(ratios)
+    per_activation = []
+    for _, p in SCALING:
+        nodes = p ** 3
+        done = subprocess.run([walker, str(nodes), str(bytes_per_node), str(lines), str(WALK_ACTIVATIONS // nodes), order],
+                              capture_output=True, text=True, check=True)
+        per_activation.append(float(done.stdout.split()[1]))
+    return per_activation
+
+
+def print_walk(ff, rounds, engine_ratios):
+    """The walk's slow-down per round beside the engine's of the same round (None: the engine's
+    run of that round did not finish)."""
+    done = [(walk, engine) for walk, engine in zip(rounds, engine_ratios) if walk and engine]
+    if not done:
+        return
+    lines, order = WALK[ff]
+    walk_ratios = sorted(w[1][1] / w[1][0] for w, _ in done)
+    quotients = sorted(engine / (w[1][1] / w[1][0]) for w, engine in done)
+    fastest = [min(w[1][k] for w, _ in done) for k in range(len(SCALING))]
+    kib = max(w[0] for w, _ in done) / 1024
+    print(f"    bare memory walk ({kib:.1f} KiB a node, {lines} lines an activation, order {order}), in the same rounds: "
+          f"median {statistics.median(walk_ratios):.2f}x, from {walk_ratios[0]:.2f} to {walk_ratios[-1]:.2f}; "
+          f"engine / walk per round: median {statistics.median(quotients):.2f}, from {quotients[0]:.2f} to {quotients[-1]:.2f}; "
+          f"fastest ns an activation {fastest[0]:.0f} and {fastest[1]:.0f}")
 
 
 def scaling(args):
@@ -153,14 +173,21 @@ def scaling(args):
     slowdowns, walks = {}, {}
     for ff in ("on", "off"):
         arguments_of = {p: problem(n, p) + ["--fast_forward", ff] for n, p in SCALING}
-        reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds)
-        pairs = zip(reports[(0, SCALING[0][1])], reports[(0, SCALING[1][1])])
-        slowdowns[ff] = sorted(rate_of(a) / rate_of(b) for a, b in pairs if a and b)
-        # The walk gets the larger torus's memory per node at both sizes: the same node, more of them.
-        large_runs = [r for r in reports[(0, SCALING[1][1])] if r]
-        if large_runs:
-            bytes_per_node = max(r["timing"]["peak_memory_bytes"] for r in large_runs) // SCALING[1][1] ** 3
-            walks[ff] = (walk_slowdowns(args, bytes_per_node, ff), bytes_per_node)
+        walks[ff] = []
+
+        def walk_round(this_round, ff=ff):
+            # The larger torus's memory per node at both sizes: the same node, more of them.
+            large = this_round[(0, SCALING[1][1])]
+            if large is None:
+                walks[ff].append(None)
+                return
+            bytes_per_node = large["timing"]["peak_memory_bytes"] // SCALING[1][1] ** 3
+            walks[ff].append((bytes_per_node, walk_once(args, bytes_per_node, ff)))
+
+        reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds, walk_round)
+        per_round = [rate_of(a) / rate_of(b) if a and b else None
+                     for a, b in zip(reports[(0, SCALING[0][1])], reports[(0, SCALING[1][1])])]
+        slowdowns[ff] = per_round
         for _, p in SCALING:
             done = [r for r in reports[(0, p)] if r]
             if not done:
@@ -177,18 +204,14 @@ def scaling(args):
     small, large = SCALING[0][1] ** 3, SCALING[1][1] ** 3
     print(f"\nSlow-down per node-cycle, {large} nodes against {small}, per round (the two runs of one round "
           "back to back):")
-    for ff, ratios in slowdowns.items():
+    for ff, per_round in slowdowns.items():
+        ratios = sorted(r for r in per_round if r)
         if not ratios:
             print(f"  fast_forward {ff}: no round finished both runs within --budget-seconds")
             continue
         median = statistics.median(ratios)
         print(f"  fast_forward {ff}: median {median:.2f}x, from {ratios[0]:.2f} to {ratios[-1]:.2f} over {len(ratios)} rounds")
-        if ff in walks:
-            walked, bytes_per_node = walks[ff]
-            lines, order = WALK[ff]
-            walk_median = statistics.median(walked)
-            print(f"    bare memory walk ({bytes_per_node / 1024:.1f} KiB a node, {lines} lines an activation, order {order}): "
-                  f"median {walk_median:.2f}x, from {walked[0]:.2f} to {walked[-1]:.2f}; engine / walk {median / walk_median:.2f}")
+        print_walk(ff, walks[ff], per_round)
 
 
 def growth(args):
