@@ -14,8 +14,8 @@ machine and its load; run it on an idle machine and say which):
            measured against a bare baseline in the same run. Beside each slow-down, the same
            slow-down of tools/bare_memory_walk (no simulation: the round's larger run's memory
            per node, touched in the engine's pattern, WALK), run in each round right after the
-           engine's pair: how much of the engine's slow-down the memory alone gives, at the same
-           moment of a shared machine.
+           round's engine runs: the slow-down of touching that much memory in that pattern and
+           nothing else, at the same moment of a shared machine.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget (--values off --direction forward: timing
            only, one transform).
@@ -128,7 +128,8 @@ def rate_of(report):
 
 # The bare memory walk's pattern per fast_forward setting: cache lines an activation touches and
 # the order of the nodes in a round. Measured on the engine (README, "Speed"): with fast-forward,
-# about 290 lines a node and orbital step (cachegrind) over 5.4 activations a step, in an order
+# about 290 last-level misses a node and orbital step (cachegrind, 512 nodes with a 4 MiB last
+# level standing in for 4,096 nodes with 32 MiB) over 5.4 activations a step, in an order
 # that changes (the node run next after a given one is the same as the time before in 23% of
 # activations); without, 61 first-level misses a node-cycle (cachegrind), in one fixed order.
 WALK = {"on": (54, "shuffled"), "off": (61, "fixed")}
@@ -142,8 +143,10 @@ def walk_once(args, bytes_per_node, ff):
     per_activation = []
     for _, p in SCALING:
         nodes = p ** 3
-        done = subprocess.run([walker, str(nodes), str(bytes_per_node), str(lines), str(WALK_ACTIVATIONS // nodes), order],
-                              capture_output=True, text=True, check=True)
+        command = [walker, str(nodes), str(bytes_per_node), str(lines), str(WALK_ACTIVATIONS // nodes), order]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
         per_activation.append(float(done.stdout.split()[1]))
     return per_activation
 
@@ -158,8 +161,8 @@ def print_walk(ff, rounds, engine_ratios):
     walk_ratios = sorted(w[1][1] / w[1][0] for w, _ in done)
     quotients = sorted(engine / (w[1][1] / w[1][0]) for w, engine in done)
     fastest = [min(w[1][k] for w, _ in done) for k in range(len(SCALING))]
-    kib = max(w[0] for w, _ in done) / 1024
-    print(f"    bare memory walk ({kib:.1f} KiB a node, {lines} lines an activation, order {order}), in the same rounds: "
+    kib = sorted(w[0] / 1024 for w, _ in done)
+    print(f"    bare memory walk ({kib[0]:.1f} to {kib[-1]:.1f} KiB a node, {lines} lines an activation, order {order}), in the same rounds: "
           f"median {statistics.median(walk_ratios):.2f}x, from {walk_ratios[0]:.2f} to {walk_ratios[-1]:.2f}; "
           f"engine / walk per round: median {statistics.median(quotients):.2f}, from {quotients[0]:.2f} to {quotients[-1]:.2f}; "
           f"fastest ns an activation {fastest[0]:.0f} and {fastest[1]:.0f}")
@@ -178,7 +181,7 @@ def scaling(args):
         def walk_round(this_round, ff=ff):
             # The larger torus's memory per node at both sizes: the same node, more of them.
             large = this_round[(0, SCALING[1][1])]
-            if large is None:
+            if large is None or this_round[(0, SCALING[0][1])] is None:  # no engine slow-down to set it beside
                 walks[ff].append(None)
                 return
             bytes_per_node = large["timing"]["peak_memory_bytes"] // SCALING[1][1] ** 3

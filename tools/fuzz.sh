@@ -15,8 +15,8 @@ set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target=scenario
 if [ "${1:-}" = "--target" ]; then
-  target="$2"
-  shift 2
+  target="${2:-}"
+  shift $(($# < 2 ? $# : 2))
 fi
 case "$target" in
   scenario) seeds="$repo_root/tests/fuzz/corpus" ;;
@@ -28,13 +28,25 @@ if [ "${1:-}" = "--runs" ]; then
   whole_number --runs "${2:-}"
   limit=(-seed=1 -runs="$2")
   what="seed 1"
+  shift 2
 else
   whole_number SECONDS "${1:-60}"
   limit=(-max_total_time="${1:-60}")
   what="${1:-60} s"
+  shift $(($# < 1 ? $# : 1))
+fi
+if [ $# -gt 0 ]; then
+  echo "fuzz: unexpected argument '$1'; usage: bash tools/fuzz.sh [--target scenario|npy] [SECONDS | --runs N]" >&2
+  exit 2
 fi
 source "$repo_root/tools/sanitizer_build.sh"
-sanitizer_build "torus_fuzz_$target" >/dev/null
+build_log=$(mktemp)
+trap 'rm -f "$build_log"' EXIT
+sanitizer_build "torus_fuzz_$target" >"$build_log" 2>&1 || {
+  tail -40 "$build_log"
+  echo "fuzz: building torus_fuzz_$target in $sanitizer_build_dir failed (above)" >&2
+  exit 2
+}
 build="$sanitizer_build_dir"
 fuzzer="$build/tests/torus_fuzz_$target"
 if [ ! -x "$fuzzer" ]; then
@@ -43,13 +55,13 @@ if [ ! -x "$fuzzer" ]; then
 fi
 mkdir -p "$build/corpus-$target" "$build/crashes"
 log="$build/fuzz-$target.log"
-crashes_before=$(find "$build/crashes" -type f | wc -l)
 "$fuzzer" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
   -artifact_prefix="$build/crashes/" "$build/corpus-$target" "$seeds" >"$log" 2>&1 || {
   status=$?
   tail -40 "$log"
-  if [ "$(find "$build/crashes" -type f | wc -l)" -gt "$crashes_before" ]; then
-    echo "fuzz: a failing input was found; see $build/crashes/"
+  # libFuzzer names a saved input by its hash: the same failure found again overwrites its file.
+  if saved=$(grep -o 'Test unit written to .*' "$log"); then
+    echo "fuzz: a failing input was found. ${saved}"
   else
     echo "fuzz: the fuzzer stopped with exit code $status and saved no input; see $log"
   fi

@@ -1,9 +1,10 @@
 // The bare baseline for how the cycle engine's speed scales with the torus: the same amount of
 // memory per node and the same pattern of touching it, with no simulation at all. Each node
 // owns a block of BYTES_PER_NODE bytes (one allocation per node, as a node's state is its own);
-// a round activates every node once, and an activation reads and writes LINES cache lines of
-// its node's block, independent of one another (a node's activation knows its addresses up
-// front), each activation of a node moving on to lines it has not touched the round before.
+// a round activates every node once, and an activation reads and writes LINES distinct cache
+// lines of its node's block, independent of one another (a node's activation knows its
+// addresses up front), each activation of a node moving on to lines it did not touch the round
+// before (LINES at most half the block's lines).
 // ORDER is the order of the nodes within a round: `fixed` (shuffled once, then the same every
 // round: SystemC runs statically sensitive processes in one order) or `shuffled` (a new order
 // each round: nodes that time their own wake-ups run in an order that changes).
@@ -12,7 +13,8 @@
 //
 //   torus-bare-memory-walk NODES BYTES_PER_NODE LINES ROUNDS ORDER
 //
-// prints the seconds the walk took, nanoseconds per activation, and a checksum.
+// prints the seconds the activations took (the shuffles between rounds not counted),
+// nanoseconds per activation, and a checksum.
 
 #include <algorithm>
 #include <charconv>
@@ -27,10 +29,17 @@
 
 namespace {
 
-constexpr std::size_t line_words = 64 / sizeof(std::uint64_t);
-// Successive lines of one activation are this many lines apart: no two share a line, and the
-// hardware's next-line prefetch cannot bring one with another.
-constexpr std::size_t line_stride = 7;
+constexpr std::size_t line_bytes = 64;
+constexpr std::size_t line_words = line_bytes / sizeof(std::uint64_t);
+
+// Successive lines of one activation are at least 7 lines apart, so that the hardware's
+// next-line prefetch cannot bring one with another, and the step shares no factor with the
+// block's length, so that the walk reaches every line of the block before it comes back.
+std::size_t line_stride(std::size_t block_lines) {
+  std::size_t stride = 7;
+  while (std::gcd(stride, block_lines) != 1) ++stride;
+  return stride % block_lines;
+}
 
 struct Walk {
   long nodes = 0, bytes_per_node = 0, lines = 0, rounds = 0;
@@ -75,16 +84,30 @@ bool read_arguments(int argc, char** argv, Walk& walk) {
     std::fprintf(stderr, "torus-bare-memory-walk: NODES x BYTES_PER_NODE is %ld bytes; allowed: at most 16 GiB\n", total);
     return false;
   }
+  const long block_lines = walk.bytes_per_node / static_cast<long>(line_bytes);
+  if (2 * walk.lines > block_lines) {
+    std::fprintf(stderr,
+                 "torus-bare-memory-walk: LINES is %ld; allowed: at most half the %ld lines of BYTES_PER_NODE = %ld (from 1 to "
+                 "%ld), so that each activation moves on to lines the last did not touch\n",
+                 walk.lines, block_lines, walk.bytes_per_node, block_lines / 2);
+    return false;
+  }
   return true;
 }
 
-// One activation: `lines` lines of the block from line `first` on, each read and written.
-std::uint64_t activate(std::uint64_t* block, std::size_t block_lines, std::size_t first, std::size_t lines) {
+// One activation: `lines` lines of the block, from line `first` on, `stride` apart (wrapping
+// around the block's end), each read and written. No division per line: it would cost as
+// much as an in-cache access.
+std::uint64_t activate(std::uint64_t* block, std::size_t block_lines, std::size_t first, std::size_t stride,
+                       std::size_t lines) {
   std::uint64_t sum = 0;
+  std::size_t line = first;
   for (std::size_t l = 0; l < lines; ++l) {
-    std::uint64_t& word = block[((first + l * line_stride) % block_lines) * line_words];
+    std::uint64_t& word = block[line * line_words];
     sum += word;
     word = sum;
+    line += stride;
+    if (line >= block_lines) line -= block_lines;
   }
   return sum;
 }
@@ -95,7 +118,8 @@ int main(int argc, char** argv) {
   Walk walk;
   if (!read_arguments(argc, argv, walk)) return 2;
   const auto nodes = static_cast<std::size_t>(walk.nodes);
-  const std::size_t block_lines = std::max<std::size_t>(1, static_cast<std::size_t>(walk.bytes_per_node) / 64);
+  const std::size_t block_lines = static_cast<std::size_t>(walk.bytes_per_node) / line_bytes;
+  const std::size_t stride = line_stride(block_lines);
   std::vector<std::unique_ptr<std::uint64_t[]>> blocks(nodes);
   for (auto& block : blocks) {
     block = std::make_unique<std::uint64_t[]>(block_lines * line_words);
@@ -107,13 +131,15 @@ int main(int argc, char** argv) {
   std::shuffle(order.begin(), order.end(), random);
   const auto lines = static_cast<std::size_t>(walk.lines);
   std::uint64_t checksum = 0;
-  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;
   for (long round = 0; round < walk.rounds; ++round) {
     if (walk.shuffled && round > 0) std::shuffle(order.begin(), order.end(), random);
-    const std::size_t first = static_cast<std::size_t>(round) * lines * line_stride % block_lines;
-    for (const std::uint32_t node : order) checksum += activate(blocks[node].get(), block_lines, first, lines);
+    // Round r takes lines r * LINES to (r + 1) * LINES - 1 of the block in stride order.
+    const std::size_t first = static_cast<std::size_t>(round) % block_lines * lines % block_lines * stride % block_lines;
+    const auto start = std::chrono::steady_clock::now();
+    for (const std::uint32_t node : order) checksum += activate(blocks[node].get(), block_lines, first, stride, lines);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%.6f %.3f %llu\n", seconds, seconds * 1e9 / (static_cast<double>(walk.rounds) * static_cast<double>(nodes)),
               static_cast<unsigned long long>(checksum));
   return 0;
