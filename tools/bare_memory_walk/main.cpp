@@ -1,5 +1,5 @@
-// The bare baseline for how the cycle engine's speed scales with the torus: the same amount of
-// memory per node and the same pattern of touching it, with no simulation at all. Each node
+// The bare baseline for how the cycle engine's speed scales with the torus: the engine's memory
+// per node, touched in a pattern like the engine's, with no simulation at all. Each node
 // owns a block of BYTES_PER_NODE bytes (one allocation per node, as a node's state is its own);
 // a round activates every node once, and an activation reads and writes LINES distinct cache
 // lines of its node's block, independent of one another (a node's activation knows its
@@ -32,9 +32,9 @@ namespace {
 constexpr std::size_t line_bytes = 64;
 constexpr std::size_t line_words = line_bytes / sizeof(std::uint64_t);
 
-// Successive lines of one activation are at least 7 lines apart, so that the hardware's
-// next-line prefetch cannot bring one with another, and the step shares no factor with the
-// block's length, so that the walk reaches every line of the block before it comes back.
+// Successive lines of one activation are at least 7 lines apart (in a block of more than 7
+// lines), so that the hardware's next-line prefetch cannot bring one with another, and the step
+// shares no factor with the block's length, so that the walk reaches every line of the block before it comes back.
 std::size_t line_stride(std::size_t block_lines) {
   std::size_t stride = 7;
   while (std::gcd(stride, block_lines) != 1) ++stride;
