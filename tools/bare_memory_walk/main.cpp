@@ -8,10 +8,14 @@
 // ORDER is the order of the nodes within a round: `fixed` (shuffled once, then the same every
 // round: SystemC runs statically sensitive processes in one order) or `shuffled` (a new order
 // each round: nodes that time their own wake-ups run in an order that changes).
+// ACCESS (optional) is `independent` (the default: every address known up front, so the misses
+// overlap) or `dependent` (the same lines, each address waiting for the word read before it:
+// no two misses overlap, as when state is reached through pointers). Both touch the same words
+// and print the same checksum.
 // tools/benchmark.py runs it at the engine's two torus sizes in the same rounds as the engine
 // and sets the two slow-downs side by side.
 //
-//   torus-bare-memory-walk NODES BYTES_PER_NODE LINES ROUNDS ORDER
+//   torus-bare-memory-walk NODES BYTES_PER_NODE LINES ROUNDS ORDER [ACCESS]
 //
 // prints the seconds the activations took (the shuffles between rounds not counted),
 // nanoseconds per activation, and a checksum.
@@ -44,6 +48,7 @@ std::size_t line_stride(std::size_t block_lines) {
 struct Walk {
   long nodes = 0, bytes_per_node = 0, lines = 0, rounds = 0;
   bool shuffled = false;
+  bool dependent = false;
 };
 
 bool parse(std::string_view text, long& value, long low, long high) {
@@ -53,8 +58,9 @@ bool parse(std::string_view text, long& value, long low, long high) {
 
 // Names the first argument that is out of range; nothing when all are valid.
 bool read_arguments(int argc, char** argv, Walk& walk) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: torus-bare-memory-walk NODES BYTES_PER_NODE LINES ROUNDS ORDER (got %d arguments, 5 needed)\n",
+  if (argc != 6 && argc != 7) {
+    std::fprintf(stderr,
+                 "usage: torus-bare-memory-walk NODES BYTES_PER_NODE LINES ROUNDS ORDER [ACCESS] (got %d arguments, 5 or 6 needed)\n",
                  argc - 1);
     return false;
   }
@@ -79,6 +85,12 @@ bool read_arguments(int argc, char** argv, Walk& walk) {
     return false;
   }
   walk.shuffled = order == "shuffled";
+  const std::string_view access = argc == 7 ? argv[6] : "independent";
+  if (access != "independent" && access != "dependent") {
+    std::fprintf(stderr, "torus-bare-memory-walk: ACCESS is '%s'; allowed: independent or dependent\n", argv[6]);
+    return false;
+  }
+  walk.dependent = access == "dependent";
   const long total = walk.nodes * walk.bytes_per_node;
   if (total > (1L << 34)) {
     std::fprintf(stderr, "torus-bare-memory-walk: NODES x BYTES_PER_NODE is %ld bytes; allowed: at most 16 GiB\n", total);
@@ -98,14 +110,17 @@ bool read_arguments(int argc, char** argv, Walk& walk) {
 // One activation: `lines` lines of the block, from line `first` on, `stride` apart (wrapping
 // around the block's end), each read and written. No division per line: it would cost as
 // much as an in-cache access.
-std::uint64_t activate(std::uint64_t* block, std::size_t block_lines, std::size_t first, std::size_t stride,
-                       std::size_t lines) {
+template <bool dependent>
+std::uint64_t activate(std::uint64_t* block, std::size_t block_lines, std::size_t first, std::size_t stride, std::size_t lines,
+                       std::uint64_t zero) {
   std::uint64_t sum = 0;
   std::size_t line = first;
   for (std::size_t l = 0; l < lines; ++l) {
     std::uint64_t& word = block[line * line_words];
     sum += word;
     word = sum;
+    // `zero` is 0, but the compiler cannot know: the next address waits for this word's value.
+    if constexpr (dependent) line += static_cast<std::size_t>(word & zero);
     line += stride;
     if (line >= block_lines) line -= block_lines;
   }
@@ -117,6 +132,8 @@ std::uint64_t activate(std::uint64_t* block, std::size_t block_lines, std::size_
 int main(int argc, char** argv) {
   Walk walk;
   if (!read_arguments(argc, argv, walk)) return 2;
+  volatile std::uint64_t opaque_zero = 0;  // read through volatile: the compiler cannot fold it away
+  const std::uint64_t zero = opaque_zero;
   const auto nodes = static_cast<std::size_t>(walk.nodes);
   const std::size_t block_lines = static_cast<std::size_t>(walk.bytes_per_node) / line_bytes;
   const std::size_t stride = line_stride(block_lines);
@@ -137,7 +154,9 @@ int main(int argc, char** argv) {
     // Round r takes lines r * LINES to (r + 1) * LINES - 1 of the block in stride order.
     const std::size_t first = static_cast<std::size_t>(round) % block_lines * lines % block_lines * stride % block_lines;
     const auto start = std::chrono::steady_clock::now();
-    for (const std::uint32_t node : order) checksum += activate(blocks[node].get(), block_lines, first, stride, lines);
+    for (const std::uint32_t node : order)
+      checksum += walk.dependent ? activate<true>(blocks[node].get(), block_lines, first, stride, lines, zero)
+                                 : activate<false>(blocks[node].get(), block_lines, first, stride, lines, zero);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   std::printf("%.6f %.3f %llu\n", seconds, seconds * 1e9 / (static_cast<double>(walk.rounds) * static_cast<double>(nodes)),
