@@ -91,6 +91,7 @@ TimingReport assemble_timing(const Program& program, const EngineRecords& record
     t.total_cycles = std::max(t.total_cycles, node.finish_cycle);
     t.fma_issued += node.fma_issued * records.copies;
     t.fast_forwarded_fma += node.fast_forwarded_fma * records.copies;
+    t.node_activations += node.activations * records.copies;
     t.cycles.busy += node.busy * records.copies;
     t.cycles.dependency += node.dependency * records.copies;
     t.cycles.operand += node.operand * records.copies;

@@ -86,6 +86,7 @@ struct NodeRecord {
   std::uint64_t busy = 0, dependency = 0, operand = 0, backpressure = 0;  // node-cycle classes (idle: the rest)
   std::uint64_t fma_issued = 0;
   std::uint64_t fast_forwarded_fma = 0;
+  std::uint64_t activations = 0;  // cycle engine: cycles at which the node's process ran (0 from the event engine)
   Cycle finish_cycle = never;
   std::vector<std::uint32_t> computes_done;  // per transform: block multiply-adds that issued every fma
   // Per transform, of the FFT tasks passed: their fma and their butterflies.

@@ -94,10 +94,12 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
                      "plus {} in link receive buffers\n",
                      t.words_allocated, paper_formulas(r) ? "4b^3+3b^2" : "one block of each kind", t.words_paper,
                      t.words_second_buffers, t.words_link_buffers);
+  const std::string activations =
+      t.node_activations == 0 ? "" : fmt::format("; SystemC ran the nodes {} times", t.node_activations);
   if (t.fast_forward_note.empty())
-    out += fmt::format("  fast-forward: {} of {} fma issued ahead\n", t.fast_forwarded_fma, t.fma_issued);
+    out += fmt::format("  fast-forward: {} of {} fma issued ahead{}\n", t.fast_forwarded_fma, t.fma_issued, activations);
   else
-    out += fmt::format("  fast-forward: {} fma issued ahead ({})\n", t.fast_forwarded_fma, t.fast_forward_note);
+    out += fmt::format("  fast-forward: {} fma issued ahead ({}){}\n", t.fast_forwarded_fma, t.fast_forward_note, activations);
   out += fmt::format("  simulation: {:.3f} s, {:.3g} node-cycles per second, peak memory {:.1f} MiB (engine state {:.1f} KiB "
                      "per node, Program {:.1f} MiB)\n",
                      t.simulation_seconds, t.node_cycles_per_second(), static_cast<double>(t.peak_memory_bytes) / (1024.0 * 1024.0),
@@ -241,6 +243,7 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"fma_expected", t.fma_expected},
                    {"fast_forwarded_fma", t.fast_forwarded_fma},
                    {"fast_forward_note", t.fast_forward_note},
+                   {"node_activations", t.node_activations},
                    {"nodes_timed", t.nodes_timed},
                    {"utilisation", t.utilisation()},
                    {"node_cycles", {{"busy", t.cycles.busy}, {"dependency", t.cycles.dependency}, {"operand", t.cycles.operand},

@@ -128,11 +128,12 @@ def rate_of(report):
 
 # The bare memory walk's pattern per fast_forward setting: cache lines an activation touches and
 # the order of the nodes in a round. Measured on the engine (README, "Speed"): with fast-forward,
-# about 290 last-level misses a node and orbital step (cachegrind, 512 nodes with a 4 MiB last
-# level standing in for 4,096 nodes with 32 MiB) over 5.4 activations a step, in an order
-# that changes (the node run next after a given one is the same as the time before in 23% of
-# activations); without, 61 first-level misses a node-cycle (cachegrind), in one fixed order.
-WALK = {"on": (54, "shuffled"), "off": (61, "fixed")}
+# about 273 last-level misses a node and orbital step (cachegrind, 512 nodes with a 4 MiB last
+# level standing in for 4,096 nodes with 32 MiB) over 2.1 activations a step (the report's
+# node_activations), in an order that changes (measured at 5.4 activations a step: the node run
+# next after a given one was the same as the time before in 23% of activations); without, 61
+# first-level misses a node-cycle (cachegrind), in one fixed order.
+WALK = {"on": (130, "shuffled"), "off": (61, "fixed")}
 WALK_ACTIVATIONS = 1_600_000  # per point: about half a second at 512 nodes
 
 

@@ -96,6 +96,7 @@ class CycleRun final : public EngineRun {
       out.backpressure = s.backpressure_stalls;
       out.fma_issued = node.pipeline().stats().issued;
       out.fast_forwarded_fma = s.fast_forwarded_fma;
+      out.activations = s.activations;
       out.finish_cycle = s.finish_cycle;
       out.computes_done.assign(program.transforms.size(), 0);
       out.fft_fma.assign(program.transforms.size(), 0);

@@ -50,9 +50,11 @@ class LinkSendIf : public virtual sc_core::sc_interface {
  public:
   // Sends scheduled ahead: the credits held at `cycle` (returns due by then collected), and a
   // run of words that each leave at the first cycle the link is free, from `from` on, each
-  // taking a credit held now (returns due later are not collected early); `leave[k]` gets the
-  // cycle word k leaves. The run: `count` words of `message` on its first hop, indices
-  // first_index, first_index + 1, ..., values `values`. Precondition: credits_at(from) >= count.
+  // taking a credit held by `from` (returns due later are not collected early); `leave[k]` gets
+  // the cycle word k leaves. `from` may lie ahead of the current cycle when nothing else uses
+  // the link before it (the sender's stall accounting does not ask about those cycles). The
+  // run: `count` words of `message` on its first hop, indices first_index, first_index + 1, ...,
+  // values `values`. Precondition: credits_at(from) >= count.
   virtual std::uint64_t credits_at(Cycle cycle) = 0;
   // The credits a link stepping cycle by cycle would hold after `cycle`'s send phase: those
   // held, and those of words sent ahead that leave only after `cycle` (for stall accounting).

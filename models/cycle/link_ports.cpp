@@ -137,7 +137,8 @@ void LinkPorts::send(Cycle cycle) {
     for (;;) {
       if (owner_[d] == free_link) grant(d, cycle);
       const int owner = owner_[d];
-      if (owner == free_link) break;
+      if (owner == free_link && !commit_ahead(d, cycle)) break;
+      if (owner == free_link) continue;  // the head was committed: the next one may ask
       if (owner == local_owner) send_local(d, cycle);
       else forward(d, cycle);
       if (owner_[d] != free_link) break;  // the message holds the link, blocked for now
@@ -212,18 +213,33 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
   if (!free_now) retry_at_[d] = leaves_from(o);
 }
 
-// Every remaining word released now and a credit for each held now: the words leave one by one
-// at the cycles the link frees up, exactly as stepping cycle by cycle would send them.
-bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
+// A head message that its compute's last result releases at a known later cycle, when no
+// message passes through the node: no other message can ask for the link before then, so the
+// message is committed now from that cycle on (send-ahead), as stepping would send it then.
+bool LinkPorts::commit_ahead(std::size_t d, Cycle cycle) {
+  if (!batching_ || routes_traffic_ || outgoing_[d].empty()) return false;
+  Outgoing& o = outgoing_[d].front();
+  const Cycle from = retry_at_[d];  // leaves_from(o), found by grant() since the last state change
+  if (o.release != SendRelease::ComputeDone || from <= cycle || from == never || !send_ahead(d, o, from)) return false;
+  context_.memory.release_pending(o.buffer, o.generation, o.words);
+  outgoing_[d].pop_front();
+  retry_at_[d] = 0;
+  return true;
+}
+
+// Every remaining word released by `from` and a credit for each held by then: the words leave
+// one by one at the cycles the link frees up from `from` on, exactly as stepping cycle by cycle
+// would send them.
+bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle from) {
   const std::uint32_t remaining = o.words - o.position;
   // A message released when its compute is done has no word order: it leaves in index order.
-  if (o.order || (o.compute != no_task && context_.compute_done[o.compute] > cycle)) return false;
+  if (o.order || (o.compute != no_task && context_.compute_done[o.compute] > from)) return false;
   const BufferState& buffer = context_.memory.buffer(o.buffer);
   prefetch_words(o.buffer, o.position, remaining);
   for (std::uint32_t w = o.position; w < o.words; ++w)
-    if (!NodeMemory::present(buffer.words[w], o.generation, cycle)) return false;
+    if (!NodeMemory::present(buffer.words[w], o.generation, from)) return false;
   LinkSendIf& link = *context_.out[d];
-  if (link.credits_at(cycle) < remaining) return false;
+  if (link.credits_at(from) < remaining) return false;
   if (o.position == 0) check_block(o);
   LinkScratch& scratch = *context_.run->scratch;
   if (scratch.values.size() < remaining) {  // grown only: messages of different sizes alternate
@@ -231,7 +247,7 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle cycle) {
     scratch.leave.resize(remaining);
   }
   for (std::uint32_t k = 0; k < remaining; ++k) scratch.values[k] = context_.datapath->read(o.buffer, o.position + k);
-  link.send_ahead(cycle, o.message, o.position, scratch.values.data(), remaining, scratch.leave.data());
+  link.send_ahead(from, o.message, o.position, scratch.values.data(), remaining, scratch.leave.data());
   if (o.position == 0) context_.stats.link_wait[d] += scratch.leave.front() - leaves_from(o);
   for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, o.position + k, scratch.leave[k]);
   const Cycle first = scratch.leave.front(), last = scratch.leave[remaining - 1];
@@ -285,6 +301,12 @@ void LinkPorts::forward(std::size_t d, Cycle cycle) {
     }
   }
   hints_[p].next = in.next_arrival();
+}
+
+void LinkPorts::refresh_retries(Cycle cycle) {
+  for (const std::size_t d : out_dirs_)
+    if (!outgoing_[d].empty() && retry_at_[d] == 0 && owner_[d] == free_link && !released(outgoing_[d].front(), cycle))
+      retry_at_[d] = leaves_from(outgoing_[d].front());
 }
 
 bool LinkPorts::idle() const {

@@ -53,6 +53,9 @@ class LinkPorts : public LinkTaker {
   void receive(Cycle cycle, std::uint32_t posted_before);
   void send(Cycle cycle);
 
+  // After sends were posted ahead of `cycle`'s send phase: each link whose queue they reset
+  // looks at its head again as that phase would, so that earliest_send() holds for `cycle`.
+  void refresh_retries(Cycle cycle);
   bool idle() const;        // nothing queued to leave and no link held by a message
   bool has_queued() const;  // some own message still to leave
   bool any_starved_with_work(Cycle cycle) const;
@@ -109,7 +112,8 @@ class LinkPorts : public LinkTaker {
   Cycle leaves_from(const Outgoing& o) const;
   void grant(std::size_t d, Cycle cycle);
   void send_local(std::size_t d, Cycle cycle);
-  bool send_ahead(std::size_t d, Outgoing& o, Cycle cycle);
+  bool send_ahead(std::size_t d, Outgoing& o, Cycle from);
+  bool commit_ahead(std::size_t d, Cycle cycle);
   bool head_sends(std::uint32_t buffer, std::uint32_t generation) const;
   void wake_at(Cycle cycle) const;
   void check_block(const Outgoing& o) const;

@@ -136,6 +136,7 @@ void Node::activate() {
     arm(trigger_, cycle);
     return;
   }
+  ++context_.stats.activations;
   if (asleep_ && waiting_asleep_ && last_cycle_ != never) context_.stats.operand_stalls += cycle - sleep_from_ - 1;
   asleep_ = false;
   last_cycle_ = cycle;
@@ -189,6 +190,17 @@ void Node::issue_ahead_from_next(Cycle cycle) {
   Cycle limit = never;
   if (issue_resume_ > next || next >= stuck_from_ || !can_fast_forward(next, limit)) return;
   issue_resume_ = sequencer_.fast_forward(next, limit);
+}
+
+// A cycle that issued its compute's last fma is mostly followed by one that only enters the
+// next compute and waits for its inputs: that issue phase is done now, and the node sleeps as
+// one waiting for words from the next cycle on (maybe_sleep's tests then hold for that cycle
+// too: nothing due, able to leave or starved of credit there), instead of stepping it.
+bool Node::enter_ahead(Cycle cycle) {
+  const Cycle next = cycle + 1;
+  if (next >= stuck_from_ || issue_resume_ > next || !sequencer_.enter_ahead(next)) return false;
+  ports_.refresh_retries(next);  // the sends the compute posted
+  return true;
 }
 
 void Node::finish(Cycle cycle) {
@@ -255,8 +267,10 @@ bool Node::can_fast_forward(Cycle cycle, Cycle& limit) const {
 // send, every skipped cycle is an operand stall, counted on waking.
 void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   const bool ahead = issue_resume_ > cycle + 1;
-  const bool waiting = !ahead && blocked == Blocked::Data && !sequencer_.compute_started() && issue_resume_ <= cycle;
-  if (!ahead && !waiting) return arm(Trigger::Tick, cycle);
+  bool waiting = !ahead && blocked == Blocked::Data && !sequencer_.compute_started() && issue_resume_ <= cycle;
+  // Every task passed: the cycles until the node finishes are idle (counted as the remainder).
+  const bool idle = !ahead && !waiting && sequencer_.all_passed();
+  if (!ahead && !waiting && !idle && !(waiting = enter_ahead(cycle))) return arm(Trigger::Tick, cycle);
   if (batching_) ports_.take_committed(cycle);
   Cycle until = ahead ? issue_resume_ : never;
   if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_arrival());
@@ -269,6 +283,8 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   // Words sent ahead keep the node from finishing until the last has left (nothing else waits
   // for them: a buffer they leave from is waited for through resumes_at and replaceable_at).
   if (context_.sent_ahead_until > cycle && sequencer_.all_passed()) until = std::min(until, context_.sent_ahead_until);
+  // Nor before the last fma's result is usable.
+  if (idle && sequencer_.last_result() > cycle) until = std::min(until, sequencer_.last_result());
   // A load or compute waiting to overwrite a buffer whose words were sent ahead (a smaller block
   // may arrive in it before a larger one has left) wakes when the last of them has left.
   if (waiting) until = std::min(until, sequencer_.replaceable_at(cycle));

@@ -107,6 +107,7 @@ class Node : public sc_core::sc_module {
   void account(Cycle cycle, std::size_t issued, Blocked blocked);
   bool can_fast_forward(Cycle cycle, Cycle& limit) const;
   void issue_ahead_from_next(Cycle cycle);
+  bool enter_ahead(Cycle cycle);
   void maybe_sleep(Cycle cycle, Blocked blocked);
   void sleep(Cycle cycle, Cycle until, bool waiting);
   void arm(Trigger trigger, Cycle cycle);

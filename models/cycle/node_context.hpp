@@ -34,6 +34,7 @@ struct NodeStats {
   std::uint64_t words_sent = 0;           // of this node's own messages
   std::uint64_t words_forwarded = 0;      // of other nodes' messages passing through
   std::uint64_t fast_forwarded_fma = 0;   // issued ahead by fast-forward (the rest stepped cycle by cycle)
+  std::uint64_t activations = 0;          // cycles at which SystemC ran the node (what fast-forward saves)
   // Per outgoing link: cycles messages waited from asking for it to their first word leaving
   // (links held by others, credits), over every message and hop that took it.
   std::array<std::uint64_t, direction_count> link_wait{};

@@ -60,6 +60,15 @@ std::size_t TaskSequencer::issue(Cycle cycle, Blocked& blocked) {
   return issued;
 }
 
+bool TaskSequencer::enter_ahead(Cycle cycle) {
+  if (!whole_blocks_ || next_ >= task_count_ || next_kind_ != TaskKind::Compute || entered_) return false;
+  if (!context_.pipeline->has_slot(cycle)) return false;
+  cycle_ = cycle;
+  replacing_ = no_buffer;
+  Blocked blocked = Blocked::None;
+  return !enter(cycle, blocked) || !gate_open();
+}
+
 Cycle TaskSequencer::replaceable_at(Cycle cycle) const {
   if (next_ >= task_count_) return never;
   const Task& task = context_.task(next_);

@@ -36,6 +36,13 @@ class TaskSequencer {
   bool can_fast_forward() const;
   Cycle fast_forward(Cycle cycle, Cycle limit);
 
+  // Fast-forward: the issue phase of `cycle` done ahead, when all it would do is enter the
+  // compute at the pointer (or find its buffer not yet free) and stop for its inputs. True when
+  // it did so; false, with nothing done or the compute entered and its gate open by `cycle`,
+  // when that cycle must be stepped. Only words arriving by `cycle` could open the gate, and a
+  // word sent to the node wakes it at its arrival.
+  bool enter_ahead(Cycle cycle);
+
   // When the next task waits to overwrite a buffer whose words are all committed to links but
   // not yet gone: the first cycle it may (never otherwise).
   Cycle replaceable_at(Cycle cycle) const;

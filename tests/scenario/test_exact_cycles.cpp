@@ -25,7 +25,7 @@ nlohmann::json timing_of(const std::string& arguments) {
     REQUIRE(run.exit_code == 0);
     timing[e] = run.report["timing"];
     for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory",
-                             "fast_forwarded_fma", "fast_forward_note", "nodes_timed"})
+                             "fast_forwarded_fma", "node_activations", "fast_forward_note", "nodes_timed"})
       timing[e].erase(host);
   }
   INFO("torus-sim " << arguments);
@@ -124,6 +124,7 @@ TEST_CASE("fast-forward changes nothing but speed", "[scenario][cycles][fast_for
       if (i == 1) CHECK(reports[i]["fast_forwarded_fma"] == 0);
       reports[i].erase("fast_forwarded_fma");
       reports[i].erase("fast_forward_note");
+      reports[i].erase("node_activations");
       // Wall time and process memory describe the simulator, not the simulated machine.
       for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory"}) reports[i].erase(host);
       std::ifstream in(npy, std::ios::binary);
@@ -132,6 +133,26 @@ TEST_CASE("fast-forward changes nothing but speed", "[scenario][cycles][fast_for
     INFO(machine);
     CHECK(reports[0] == reports[1]);
     CHECK(results[0] == results[1]);
+  }
+}
+
+TEST_CASE("fast-forward runs an orbital step in two activations of a node", "[scenario][cycles][fast_forward]") {
+  // Stepping, every node runs at every cycle from 0 to the last (all orbital nodes finish
+  // together). Fast-forwarding, a node runs at each compute's first fma (its gate opening) and
+  // at its last (which also commits the block's roll from the cycle its result is usable, and
+  // enters the next compute), plus at most two more a stage (blocks coming home, loads) and at
+  // the end: well under the five a step it took before the roll was committed from the last fma.
+  for (const std::string machine : {"--N 16 --P 4 --fma_latency 4", "--N 24 --P 4 --fma_latency 2 --link_latency 3"}) {
+    INFO(machine);
+    const CliRun off = run_cli("run " + machine + " --direction both --fast_forward off");
+    const CliRun on = run_cli("run " + machine + " --direction both --fast_forward on");
+    REQUIRE(off.exit_code == 0);
+    REQUIRE(on.exit_code == 0);
+    const nlohmann::json& t = off.report["timing"];
+    const std::uint64_t nodes = 64, steps = t["steps"].size(), stages = t["stages"].size();
+    CHECK(t["node_activations"].get<std::uint64_t>() == nodes * (t["total_cycles"].get<std::uint64_t>() + 1));
+    CHECK(on.report["timing"]["total_cycles"] == t["total_cycles"]);
+    CHECK(on.report["timing"]["node_activations"].get<std::uint64_t>() <= nodes * (2 * steps + 2 * stages));
   }
 }
 
