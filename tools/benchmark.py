@@ -189,9 +189,12 @@ def scaling(args):
             walks[ff].append((bytes_per_node, walk_once(args, bytes_per_node, ff)))
 
         reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds, walk_round)
-        per_round = [rate_of(a) / rate_of(b) if a and b else None
-                     for a, b in zip(reports[(0, SCALING[0][1])], reports[(0, SCALING[1][1])])]
-        slowdowns[ff] = per_round
+        def slowdown_per_round(b):
+            return [rate_of(small) / rate_of(large) if small and large else None
+                    for small, large in zip(reports[(b, SCALING[0][1])], reports[(b, SCALING[1][1])])]
+
+        per_round = slowdown_per_round(0)
+        slowdowns[ff] = (per_round, slowdown_per_round(1) if args.baseline else [])
         for _, p in SCALING:
             done = [r for r in reports[(0, p)] if r]
             if not done:
@@ -208,13 +211,17 @@ def scaling(args):
     small, large = SCALING[0][1] ** 3, SCALING[1][1] ** 3
     print(f"\nSlow-down per node-cycle, {large} nodes against {small}, per round (the two runs of one round "
           "back to back):")
-    for ff, per_round in slowdowns.items():
+    for ff, (per_round, baseline_per_round) in slowdowns.items():
         ratios = sorted(r for r in per_round if r)
         if not ratios:
             print(f"  fast_forward {ff}: no round finished both runs within --budget-seconds")
             continue
         median = statistics.median(ratios)
         print(f"  fast_forward {ff}: median {median:.2f}x, from {ratios[0]:.2f} to {ratios[-1]:.2f} over {len(ratios)} rounds")
+        baseline = sorted(r for r in baseline_per_round if r)
+        if baseline:
+            print(f"    baseline binary, the same rounds: median {statistics.median(baseline):.2f}x, "
+                  f"from {baseline[0]:.2f} to {baseline[-1]:.2f}")
         print_walk(ff, walks[ff], per_round)
 
 

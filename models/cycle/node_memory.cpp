@@ -110,13 +110,15 @@ void NodeMemory::place(std::uint32_t b, std::uint32_t generation, Cycle cycle, c
     w.generation = static_cast<std::uint16_t>(generation);  // allocate() saw it fits
   }
   std::ranges::fill(component_ready(b), NarrowCycle(cycle));
+  buf.latest_generation = std::max(buf.latest_generation, static_cast<std::uint16_t>(generation));
   buf.tag = tag;
 }
 
 void NodeMemory::owe(std::uint32_t b, std::uint32_t generation, std::size_t words) {
   BufferState& buf = buffers_[b];
-  bool arriving = false;
-  for (std::size_t i = 0; i < words; ++i) {
+  const bool none_here = generation > buf.latest_generation;
+  bool arriving = none_here;
+  for (std::size_t i = 0; i < (none_here ? 0 : words); ++i) {
     WordState& w = buf.words[i];
     if (w.generation != generation) {
       arriving = true;  // not here yet: owed when it lands

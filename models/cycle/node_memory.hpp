@@ -53,6 +53,9 @@ struct BufferState {
   DataTag tag;                         // what the buffer holds now
   std::uint32_t owed_words = 0;        // words with owed > 0
   NarrowCycle left_base = 0;
+  // The newest generation a word holds: no word holds a younger one, so a send posted for it
+  // owes nothing yet without looking at the words.
+  std::uint16_t latest_generation = 0;
   Cycle busy_until = never;            // the last cycle a word of it leaves (sends scheduled ahead)
   // Posted sends waiting for a generation that is still arriving: a word stored later with
   // that generation is owed to them from the moment it lands.
@@ -101,6 +104,7 @@ class NodeMemory {
     WordState& w = buf.words[word];
     w.ready = cycle;
     w.generation = static_cast<std::uint16_t>(generation);  // allocate() saw it fits
+    buf.latest_generation = std::max(buf.latest_generation, w.generation);
     if (components_ > 1) {
       NarrowCycle* const ready = component_ready(b).data() + word * components_;
       for (std::size_t c = 0; c < components_; ++c) ready[c] = cycle;
