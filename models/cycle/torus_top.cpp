@@ -102,10 +102,12 @@ LinkSet::LinkSet(const sc_core::sc_module_name& name, const std::vector<bool>& u
     return std::make_unique<LinkChannel>(link_name.c_str(), config.link_latency, config.link_rate, config.link_buffer_words,
                                          value_parts);
   };
+  // The idle link first: made last, it would be the entry moved into the first link's place
+  // at teardown, and every other link would then be searched for from the front (~LinkSet).
+  idle_ = make("idle");
   links_.resize(used.size());
   for (std::size_t k = 0; k < used.size(); ++k)
     if (used[k]) links_[k] = make("link_" + std::to_string(k));
-  idle_ = make("idle");
 }
 
 LinkSet::~LinkSet() {
