@@ -1,5 +1,6 @@
 #include "models/cycle/link_channel.hpp"
 
+#include "models/prefetch.hpp"
 #include "sim/fault_config.hpp"
 
 #include <algorithm>
@@ -70,7 +71,7 @@ void LinkChannel::send_ahead(Cycle from, std::uint32_t message, std::uint32_t fi
   queue_.push_run(message, 0, first_index, values, leave, latency_, count);
   credits_ -= count;
   stats_.words_sent += count;
-  request_update();
+  request_update_in_order();
 }
 
 std::uint64_t LinkChannel::credits_unspent(Cycle cycle) {
@@ -90,7 +91,7 @@ void LinkChannel::transmit(Cycle cycle, const LinkWord& sent) {
   }
   if (!faultless() && cycle >= fault_->fault.from) return transmit_faulty(cycle, sent);
   queue_.push_back(sent, cycle + latency_);  // not visible to the receiver before the update phase
-  request_update();
+  request_update_in_order();
 }
 
 void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
@@ -101,15 +102,45 @@ void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
   word.value = {with_bit_flipped(word.value.real(), fault_->fault.bit), word.value.imag()};
   record.became = word.value.real();
   queue_.push_back(word, cycle + latency_);
-  request_update();
+  request_update_in_order();
 }
 
 // The update phase: words sent in the evaluate phase that just ended become visible to the
 // receiver, and a sleeping receiver is woken for the earliest arrival. (Credits need no such
 // step: one freed at cycle c returns at c + latency > c, so no end sees another's change in
 // the cycle it is made.)
+void LinkChannel::request_update_in_order() {
+  if (chain_ && !chained_) {
+    chained_ = true;
+    update_next_ = chain_->last;
+    chain_->last = this;
+  }
+  request_update();
+}
+
+void LinkChannel::prefetch_object() const { prefetch_bytes(this, sizeof(*this)); }
+
+void LinkChannel::prefetch_taker() const {
+  if (!taker_ || queue_.empty()) return;
+  taker_->prefetch_taker();
+  queue_.prefetch_front();
+}
+
+void LinkChannel::prefetch_take() const {
+  if (!taker_ || queue_.empty()) return;
+  std::size_t count = 0;
+  taker_->prefetch_take(queue_.front_run(count).message);
+}
+
 void LinkChannel::update() {
-  const Cycle now_ticks = sc_core::sc_time_stamp().value();
+  chained_ = false;
+  if (const LinkChannel* next = update_next_) {
+    next->prefetch_take();
+    if (const LinkChannel* second = next->update_next_) {
+      second->prefetch_taker();
+      if (const LinkChannel* third = second->update_next_) third->prefetch_object();
+    }
+  }
   // A receiver frozen while it waits may take the words now, each as if popped on arrival (at
   // most one word a cycle arrives when the rate is at most 1, so the buffer never holds more).
   if (taker_ && rate_.num <= rate_.den && visible_ == 0) offer_to_taker(queue_.size(), [](const CommittedRun&, std::size_t n) { return n; });
@@ -117,7 +148,7 @@ void LinkChannel::update() {
     const Cycle arrival = queue_.arrival_at(visible_);
     if (arrival < hint_->next) {
       hint_->next = arrival;
-      if (*hint_->sleeping) hint_->wake->notify(sc_core::sc_time::from_value(arrival * hint_->period_ticks - now_ticks));
+      if (*hint_->sleeping) hint_->calendar->notify(hint_->node, arrival);
     }
   }
   visible_ = queue_.size();

@@ -21,17 +21,18 @@
 #include "models/cycle/link_word.hpp"
 #include "models/cycle/ring_queue.hpp"
 #include "models/cycle/systemc.hpp"
+#include "models/cycle/wake_calendar.hpp"
 #include "sim/rational.hpp"
 
 namespace torus {
 
 // Owned by a receiving node, one per input port. The link lowers `next` to the arrival cycle of
-// each word it sends; while the node sleeps, the link also wakes it at that cycle.
+// each word it sends; while the node sleeps, the link also has it woken at that cycle.
 struct ArrivalHint {
   Cycle next = never;
   const bool* sleeping = nullptr;
-  sc_core::sc_event* wake = nullptr;
-  Cycle period_ticks = 1;
+  WakeCalendar* calendar = nullptr;
+  std::uint32_t node = 0;
 };
 
 // A receiver that may take words when they are committed instead of when they arrive: `take`
@@ -43,6 +44,19 @@ class LinkTaker {
  public:
   virtual ~LinkTaker() = default;
   virtual std::size_t take(const CommittedRun& run, std::size_t count) = 0;
+  // Hints (models/prefetch.hpp): the taker's own state; then, once it is in, what taking the
+  // words of `message` will touch.
+  virtual void prefetch_taker() const {}
+  virtual void prefetch_take(std::uint32_t /*message*/) const {}
+};
+
+class LinkChannel;
+// The links that asked for an update in this delta cycle, as a list through each link's
+// `update_next_`: SystemC updates its channels in the reverse order of their requests, so the
+// link that asked before this one is the next to be updated, and this one can ask for its
+// state ahead (models/prefetch.hpp). Owned by the set of links; a hint only.
+struct UpdateChain {
+  LinkChannel* last = nullptr;
 };
 
 // The sending end.
@@ -144,6 +158,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // What the injected fault did, once it has fired (nothing fired without a fault).
   const LinkFaultRecord& fault_record() const;
   Cycle latency() const { return latency_; }
+  void join_update_chain(UpdateChain* chain) { chain_ = chain; }
   // Bytes the channel allocates (for the memory report): itself, its queues, and the kernel's
   // copy of its name (a string held apart once longer than its inline 15 characters).
   std::size_t bytes() const {
@@ -164,6 +179,12 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   template <class Offer>
   void offer_to_taker(std::size_t limit, Offer offer);
   bool faultless() const { return !fault_ || fault_->record.fired; }
+  void request_update_in_order();
+  // Hints for the links updated next (UpdateChain): three levels, each reading what the one
+  // before asked for.
+  void prefetch_object() const;
+  void prefetch_taker() const;
+  void prefetch_take() const;
 
   // An injected fault and its record, held apart: only one link of a run may have one.
   struct FaultState {
@@ -177,6 +198,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   std::int64_t next_free_tick_ = 0;  // in units of 1/num cycle
   Cycle last_active_cycle_ = never;
   bool starved_ = false;
+  bool chained_ = false;  // in the update chain of this delta cycle
+  UpdateChain* chain_ = nullptr;
+  LinkChannel* update_next_ = nullptr;  // the link that asked for an update before this one
   ArrivalHint* hint_ = nullptr;
   LinkTaker* taker_ = nullptr;
   std::unique_ptr<FaultState> fault_;

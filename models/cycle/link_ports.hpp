@@ -43,6 +43,8 @@ class LinkPorts : public LinkTaker {
   // Takes ahead the words already committed that arrive after `now` (for a node going to sleep).
   void take_committed(Cycle now);
   std::size_t take(const CommittedRun& words, std::size_t count) override;
+  void prefetch_taker() const override;
+  void prefetch_take(std::uint32_t message) const override;
 
   // Directions this node's traffic (own and passing through) uses: bit d of each mask; and
   // whether any message passes through it (else the router never looks at input ports).
@@ -68,6 +70,10 @@ class LinkPorts : public LinkTaker {
   const DirectionList& send_directions() const { return out_dirs_; }
   std::array<ArrivalHint, direction_count>& hints() { return hints_; }
   std::string describe_queues(Cycle cycle) const;
+  // Hints for the wake calendar (models/prefetch.hpp): the link channels and the head of each
+  // queue of messages waiting for a link; then, once those are in, the words of those messages.
+  void prefetch_links() const;
+  void prefetch_heads() const;
   // Bytes the ports allocate besides themselves: the queues of messages waiting for a link.
   std::size_t bytes() const {
     std::size_t total = 0;

@@ -16,6 +16,7 @@
 
 #include "models/cycle/link_word.hpp"
 #include "models/cycle/ring_queue.hpp"
+#include "models/prefetch.hpp"
 #include "models/narrow_cycle.hpp"
 
 namespace torus {
@@ -95,6 +96,11 @@ class LinkQueue {
       if (!extends_last_run(message, index, hop, leaves[k] + latency)) runs_.push_back({leaves[k] + latency, message, index, 1, hop, 0, 0});
     }
     size_ += count;
+  }
+  // Asks for the front run and the front words' values (models/prefetch.hpp).
+  void prefetch_front() const {
+    prefetch_span(runs_.front_address(), 1);
+    if (parts_ > 0 && !values_.empty()) prefetch_bytes(values_.data() + value_head_ * parts_, std::min(size_, value_capacity() - value_head_) * parts_ * sizeof(double));
   }
   // The leading words of the front run whose values are stored contiguously (`count` of them).
   CommittedRun front_run(std::size_t& count) const {

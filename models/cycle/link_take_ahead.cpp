@@ -83,6 +83,35 @@ void LinkPorts::prefetch_words(std::uint32_t buffer, std::uint32_t first, std::s
   context_.datapath->prefetch(buffer, first, n, true);
 }
 
+void LinkPorts::prefetch_links() const {
+  // The channel's fields follow its interfaces (LinkChannel): the pointers lead to them.
+  for (const std::size_t d : out_dirs_) {
+    prefetch_bytes(context_.out[d], 4 * cache_line_bytes);
+    prefetch_span(outgoing_[d].front_address(), 1);
+  }
+  for (const std::size_t p : in_dirs_) prefetch_bytes(context_.in[p], 4 * cache_line_bytes);
+}
+
+void LinkPorts::prefetch_taker() const {
+  prefetch_bytes(this, sizeof(*this));
+  prefetch_bytes(&context_, sizeof(context_));
+}
+
+void LinkPorts::prefetch_take(std::uint32_t message) const {
+  if (!batching_) return;
+  const std::uint32_t task = context_.run->receive_of[message];
+  if (task == no_task || context_.task(task).buffer == no_buffer) return;
+  prefetch_words(context_.task(task).buffer, 0, context_.words_of(task));
+}
+
+void LinkPorts::prefetch_heads() const {
+  for (const std::size_t d : out_dirs_) {
+    if (outgoing_[d].empty()) continue;
+    const Outgoing& o = outgoing_[d].front();
+    prefetch_words(o.buffer, o.position, o.words - o.position);
+  }
+}
+
 bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const {
   for (const std::size_t d : out_dirs_) {
     if (outgoing_[d].empty()) continue;
@@ -96,7 +125,7 @@ bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const
 
 void LinkPorts::wake_at(Cycle cycle) const {
   const ArrivalHint& hint = hints_[in_dirs_.front()];
-  hint.wake->notify(sc_core::sc_time::from_value(cycle * hint.period_ticks - sc_core::sc_time_stamp().value()));
+  hint.calendar->notify(hint.node, cycle);
 }
 
 }  // namespace torus

@@ -37,7 +37,7 @@ std::size_t RunShared::bytes() const {
 }
 
 Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
-           std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
+           std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick, WakeCalendar& calendar,
            std::function<void(std::size_t, Cycle)> finished)
     : sc_core::sc_module(name),
       settings_(settings),
@@ -46,6 +46,7 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
       sequencer_(context_, run.policy->waits_for_whole_blocks(),
                  [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
       tick_(tick),
+      calendar_(calendar),
       one_cycle_(sc_core::sc_time::from_value(settings.period_ticks)),
       on_finished_(std::move(finished)) {
   make_ports(out, settings.out_mask);
@@ -83,7 +84,7 @@ std::string Node::fast_forward_refusal() const {
 
 void Node::start_of_simulation() {
   for (std::size_t d = 0; d < direction_count; ++d) {
-    ports_.hints()[d] = {never, &asleep_, &wake_, settings_.period_ticks};
+    ports_.hints()[d] = {never, &asleep_, &calendar_, static_cast<std::uint32_t>(context_.index)};
     if (auto* port = out_port(d)) context_.out[d] = port->operator->();
     auto* port = in_port(d);
     if (!port) continue;  // no traffic comes from there
@@ -107,27 +108,45 @@ std::pair<std::size_t, std::size_t> Node::progress() const {
   return {sequencer_.next_task(), sequencer_.compute_progress().first};
 }
 
-// Re-arms the process. A duplicate activation (same SystemC time, e.g. a wake-up and a clock
-// edge together) keeps the trigger the real one chose.
+// Re-arms the process: through the wake calendar, which wakes sleeping nodes in node order
+// (models/cycle/wake_calendar.hpp). A duplicate activation (same SystemC time) keeps the
+// trigger the real one chose.
 void Node::arm(Trigger trigger, Cycle cycle) {
   trigger_ = trigger;
+  const auto index = static_cast<std::uint32_t>(context_.index);
   switch (trigger) {
     case Trigger::Tick:
-      // A node that may sleep times its next cycle itself: woken by a timed event (before the
+      // A node that may sleep times its next cycle itself: woken by the calendar (before the
       // clock edge of the same time), waiting for the edge would run it twice in that cycle.
-      if (fast_forward_enabled_) next_trigger(one_cycle_);  // otherwise the static sensitivity
-      return;
-    case Trigger::Wake: next_trigger(wake_); return;
-    case Trigger::WakeOrTimeout:
-      next_trigger(sc_core::sc_time::from_value(settings_.period_ticks * (wake_at_ - cycle)), wake_);
-      return;
+      if (!fast_forward_enabled_) return calendar_.arm(index, never, false);  // the static sensitivity
+      calendar_.arm(index, cycle + 1, false);
+      break;
+    case Trigger::Wake: calendar_.arm(index, never, true); break;
+    case Trigger::WakeOrTimeout: calendar_.arm(index, wake_at_, true); break;
   }
+  next_trigger(wake_);
+}
+
+// Everything after the SystemC base, where the Wakeable part begins (the ports, then the
+// node's own fields).
+std::size_t Node::hot_bytes() { return sizeof(Node) - sizeof(sc_core::sc_module); }
+
+void Node::prefetch_links() const {
+  ports_.prefetch_links();
+  context_.memory.prefetch_records();
+  prefetch_bytes(context_.datapath.get(), cache_line_bytes);
+}
+
+void Node::prefetch_words() const {
+  sequencer_.prefetch_current();
+  ports_.prefetch_heads();
 }
 
 void Node::activate() {
+  calendar_.running(static_cast<std::uint32_t>(context_.index));
   // The node's own fields are read all over the activation: asked for at once, not one by one
-  // as the code reaches them (models/prefetch.hpp).
-  prefetch_bytes<true>(&context_, sizeof(Node) - static_cast<std::size_t>(reinterpret_cast<const char*>(&context_) - reinterpret_cast<const char*>(this)), 48);
+  // as the code reaches them (models/prefetch.hpp). Mostly in already: the calendar asked.
+  prefetch_bytes<true>(static_cast<const Wakeable*>(this), hot_bytes(), 48);
   // Mostly the cycle after the last: a multiplication tells, where a division costs dozens of
   // clock cycles (once per node-cycle).
   const Cycle now = sc_core::sc_time_stamp().value();

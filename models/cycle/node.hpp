@@ -17,6 +17,7 @@
 #include "models/cycle/link_ports.hpp"
 #include "models/cycle/node_context.hpp"
 #include "models/cycle/task_sequencer.hpp"
+#include "models/cycle/wake_calendar.hpp"
 
 namespace torus {
 
@@ -32,7 +33,7 @@ struct NodeSettings {
   bool step_spans = false;      // keep per-step spans (a Chrome trace; implied by trace_tasks)
 };
 
-class Node : public sc_core::sc_module {
+class Node : public sc_core::sc_module, public Wakeable {
  public:
   // Ports for the directions in the node's masks only (NodeSettings), in direction order: a
   // port is 152 bytes, and a node of a roll schedule uses half of the twelve. out_port(d) sends
@@ -43,9 +44,10 @@ class Node : public sc_core::sc_module {
   sc_core::sc_port<LinkSendIf>* out_port(std::size_t d) { return port_of(out, settings_.out_mask, d); }
   sc_core::sc_port<LinkReceiveIf>* in_port(std::size_t d) { return port_of(in, settings_.in_mask, d); }
 
-  // `tick` fires once per cycle (the clock's rising edge); `finished` is called once.
+  // `tick` fires once per cycle (the clock's rising edge); `calendar` wakes the node when it
+  // sleeps; `finished` is called once.
   Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
-       std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick,
+       std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick, WakeCalendar& calendar,
        std::function<void(std::size_t, Cycle)> finished);
 
   std::size_t index() const { return context_.index; }
@@ -81,6 +83,15 @@ class Node : public sc_core::sc_module {
   // 1 dependency, 2 operands, 3 back-pressure, 4 idle).
   const bool& trace_busy() const { return trace_busy_; }
   const unsigned& trace_state() const { return trace_state_; }
+
+  // For the wake calendar (Wakeable): the event it notifies; what the object points to (its
+  // links, buffer records, queues); the words those point to (the current compute's, the head
+  // sends'). And how many bytes of the object, from its Wakeable part on, it reads: the part
+  // worth asking for ahead.
+  sc_core::sc_event& wake_event() override { return wake_; }
+  void prefetch_links() const override;
+  void prefetch_words() const override;
+  static std::size_t hot_bytes();
 
  private:
   enum class Trigger : std::uint8_t { Tick, Wake, WakeOrTimeout };
@@ -121,6 +132,7 @@ class Node : public sc_core::sc_module {
   LinkPorts ports_;
   TaskSequencer sequencer_;
   const sc_core::sc_event& tick_;
+  WakeCalendar& calendar_;
   sc_core::sc_time one_cycle_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;

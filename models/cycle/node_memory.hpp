@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "models/narrow_cycle.hpp"
+#include "models/prefetch.hpp"
 #include "models/cycle/systemc.hpp"
 #include "models/cycle/node_plan.hpp"
 #include "sim/program.hpp"
@@ -85,6 +86,8 @@ class NodeMemory {
   void allocate(const NodeProgram& node, const NodePlan& plan, std::size_t components);
 
   BufferState& buffer(std::uint32_t b) { return buffers_[b]; }
+  // Asks for the buffer records (models/prefetch.hpp).
+  void prefetch_records() const { prefetch_span(buffers_.data(), buffers_.size()); }
   // Split complex only (empty otherwise): per word * components + component, the cycle each
   // component may be read (the word's `ready` is the later of them).
   std::span<NarrowCycle> component_ready(std::uint32_t b) {

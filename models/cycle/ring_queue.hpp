@@ -20,6 +20,8 @@ class RingQueue {
   T& front() { return items_[head_]; }
   T& back() { return items_[(head_ + size_ - 1) & mask_]; }
   const T& front() const { return items_[head_]; }
+  // Where the front element is kept (for a prefetch hint), or nullptr when never allocated.
+  const T* front_address() const { return items_.empty() ? nullptr : items_.data() + head_; }
   // The i-th element from the front.
   const T& operator[](std::size_t i) const { return items_[(head_ + i) & mask_]; }
   T& operator[](std::size_t i) { return items_[(head_ + i) & mask_]; }

@@ -47,6 +47,11 @@ class TaskSequencer {
   // not yet gone: the first cycle it may (never otherwise).
   Cycle replaceable_at(Cycle cycle) const;
 
+  // Asks for the words of the compute entered at the pointer, if any (models/prefetch.hpp).
+  void prefetch_current() const {
+    if (entered_ && next_kind_ == TaskKind::Compute) prefetch_inputs();
+  }
+
   std::uint32_t next_task() const { return next_; }
   const std::uint32_t* next_task_pointer() const { return &next_; }
   bool all_passed() const { return next_ == task_count_; }

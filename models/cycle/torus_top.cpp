@@ -38,7 +38,9 @@ Traffic traffic_of(const Program& program) {
 TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config, const Program& program,
                    const MicroSchedule& micro_schedule, const RollPolicy& policy, bool split_complex,
                    const DatapathFactory& make_datapath)
-    : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)), nodes("node"), config_(config) {
+    : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)),
+      wake_calendar("wake_calendar", clock.period().value()),
+      nodes("node"), config_(config) {
   shared_.program = &program;
   shared_.receive_of = receive_tasks(program);
   for (const KernelSpec& k : program.kernels) {
@@ -67,8 +69,11 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     const NodeSettings settings{period,          config.fma_latency, config.fma_per_cycle,
                                 config.fast_forward && !stepping, traffic.out[i], traffic.in[i],
                                 traffic.passes[i], config.trace_tasks, config.step_spans};
-    return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), finished);
+    return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), wake_calendar, finished);
   });
+  std::vector<Wakeable*> woken(count);
+  for (std::size_t i = 0; i < count; ++i) woken[i] = &nodes[i];
+  wake_calendar.attach(std::move(woken), Node::hot_bytes());
   sc_core::sc_spawn_options options;
   options.spawn_method();
   options.dont_initialize();
@@ -99,8 +104,10 @@ LinkSet::LinkSet(const sc_core::sc_module_name& name, const std::vector<bool>& u
                  std::size_t value_parts)
     : sc_core::sc_module(name) {
   const auto make = [&](const std::string& link_name) {
-    return std::make_unique<LinkChannel>(link_name.c_str(), config.link_latency, config.link_rate, config.link_buffer_words,
-                                         value_parts);
+    auto link = std::make_unique<LinkChannel>(link_name.c_str(), config.link_latency, config.link_rate, config.link_buffer_words,
+                                              value_parts);
+    link->join_update_chain(&chain_);
+    return link;
   };
   // The idle link first: made last, it would be the entry moved into the first link's place
   // at teardown, and every other link would then be searched for from the front (~LinkSet).

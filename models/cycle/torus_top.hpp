@@ -12,6 +12,7 @@
 
 #include "models/cycle/link_channel.hpp"
 #include "models/cycle/node.hpp"
+#include "models/cycle/wake_calendar.hpp"
 #include "sim/fault_config.hpp"
 #include "sim/rational.hpp"
 
@@ -60,6 +61,7 @@ class LinkSet : public sc_core::sc_module {
   std::size_t idle_bytes() const { return idle_->bytes() + links_.capacity() * sizeof(links_[0]); }
 
  private:
+  UpdateChain chain_;
   std::vector<std::unique_ptr<LinkChannel>> links_;  // nullptr: the link carries nothing
   std::unique_ptr<LinkChannel> idle_;
 };
@@ -73,6 +75,7 @@ class TorusTop : public sc_core::sc_module {
            const DatapathFactory& make_datapath);
 
   sc_core::sc_clock clock;
+  WakeCalendar wake_calendar;
   sc_core::sc_vector<Node> nodes;
 
   const Program& program() const { return *shared_.program; }
@@ -93,7 +96,7 @@ class TorusTop : public sc_core::sc_module {
   // Whether the nodes keep per-step spans (a Chrome trace, or per-task traces for tests).
   bool keeps_step_spans() const { return config_.step_spans || config_.trace_tasks; }
   // Bytes of the tables the nodes share (per message, per kernel) and of the idle link.
-  std::size_t shared_bytes() const { return shared_.bytes() + links_->idle_bytes(); }
+  std::size_t shared_bytes() const { return shared_.bytes() + links_->idle_bytes() + wake_calendar.bytes(); }
   // What the injected fault did, or empty if none was set or it never fired.
   std::string fault_record() const;
   // The nodes' step figures added up so far (all of them once the run has completed), but the

@@ -1,0 +1,141 @@
+// The wake calendar under the SystemC kernel: a sleeper armed for cycle c runs at c, not c - 1
+// or c + 1; sleepers due at one cycle run in index order whatever order they were armed in;
+// notifications follow SystemC's rule for one timed event (one pending, the earlier wins, lost
+// when nobody listens); and each woken sleeper has its state asked for before it runs. Each
+// simulation runs in its own process (run_isolated).
+
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/cycle/isolated_run.hpp"
+#include "models/cycle/wake_calendar.hpp"
+
+using namespace torus;
+
+namespace {
+
+constexpr Cycle period_ticks = 1000;
+
+struct Log {
+  std::vector<std::pair<Cycle, std::uint32_t>> runs;  // (cycle, sleeper) in the order they ran
+  std::vector<std::vector<std::string>> hints;        // per sleeper, the hints asked, in order
+};
+
+// A process that waits on its event only, and on each activation logs itself and lets `script`
+// arm it (or not) through the calendar.
+struct Sleeper : sc_core::sc_module, Wakeable {
+  using Script = std::function<void(WakeCalendar&, std::uint32_t, Cycle)>;
+  Sleeper(const sc_core::sc_module_name& name, WakeCalendar& calendar, std::uint32_t index, Log& log, Script script)
+      : sc_core::sc_module(name), calendar_(calendar), index_(index), log_(log), script_(std::move(script)) {
+    sc_core::sc_spawn_options options;
+    options.spawn_method();
+    sc_core::sc_spawn([this] { run(); }, "run", &options);
+  }
+  sc_core::sc_event& wake_event() override { return wake_; }
+  void prefetch_links() const override { log_.hints[index_].push_back("links"); }
+  void prefetch_words() const override { log_.hints[index_].push_back("words"); }
+
+ private:
+  void run() {
+    calendar_.running(index_);
+    const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks;
+    log_.runs.emplace_back(cycle, index_);
+    script_(calendar_, index_, cycle);
+    next_trigger(wake_);
+  }
+  WakeCalendar& calendar_;
+  std::uint32_t index_;
+  Log& log_;
+  Script script_;
+  sc_core::sc_event wake_;
+};
+
+// Runs `count` sleepers for `horizon` cycles; the runs after cycle 0 (where every process runs
+// once, at its start) and the hints asked.
+nlohmann::json simulate(std::size_t count, Cycle horizon, const Sleeper::Script& script) {
+  return run_isolated([=] {
+    WakeCalendar calendar("calendar", period_ticks);
+    Log log;
+    log.hints.resize(count);
+    std::vector<std::unique_ptr<Sleeper>> sleepers;
+    std::vector<Wakeable*> targets;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      sleepers.push_back(std::make_unique<Sleeper>(("sleeper_" + std::to_string(i)).c_str(), calendar, i, log, script));
+      targets.push_back(sleepers.back().get());
+    }
+    calendar.attach(targets, sizeof(Sleeper));
+    sc_core::sc_start(sc_core::sc_time::from_value(horizon * period_ticks));
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& [cycle, who] : log.runs)
+      if (cycle > 0) runs.push_back({cycle, who});
+    return nlohmann::json{{"runs", runs}, {"hints", log.hints}};
+  });
+}
+
+using Runs = std::vector<std::pair<Cycle, std::uint32_t>>;
+Runs runs_of(const nlohmann::json& j) { return j["runs"].get<Runs>(); }
+
+}  // namespace
+
+TEST_CASE("a sleeper armed for cycle c runs at c, not before or after", "[model][calendar]") {
+  const nlohmann::json j = simulate(1, 40, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
+    if (cycle == 0) calendar.arm(i, 7, false);
+    if (cycle == 7) calendar.arm(i, 8, false);   // the next cycle, as a stepping node asks
+    if (cycle == 8) calendar.arm(i, 30, true);
+  });
+  CHECK(runs_of(j) == Runs{{7, 0}, {8, 0}, {30, 0}});
+}
+
+TEST_CASE("sleepers due at one cycle run in index order, whatever order they were armed in", "[model][calendar]") {
+  // Armed at cycle 0 in index order (the order the processes start), and at cycle 5 in reverse:
+  // sleeper i arms sleeper 5 - i, so sleeper 5 is armed first and sleeper 0 last.
+  const nlohmann::json j = simulate(6, 20, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
+    if (cycle == 0) calendar.arm(i, 5, false);
+    if (cycle == 5) calendar.arm(5 - i, 9, false);
+  });
+  CHECK(runs_of(j) == Runs{{5, 0}, {5, 1}, {5, 2}, {5, 3}, {5, 4}, {5, 5}, {9, 0}, {9, 1}, {9, 2}, {9, 3}, {9, 4}, {9, 5}});
+}
+
+TEST_CASE("notifications: the earlier pending one wins, and one due while nobody listens is lost", "[model][calendar]") {
+  const nlohmann::json j = simulate(1, 60, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
+    switch (cycle) {
+      case 0:
+        calendar.arm(i, never, true);
+        calendar.notify(i, 10);
+        calendar.notify(i, 7);  // replaces 10
+        break;
+      case 7:
+        calendar.arm(i, never, true);
+        calendar.notify(i, 12);
+        calendar.notify(i, 15);  // ignored: 12 is pending
+        break;
+      case 12:
+        calendar.arm(i, 20, false);  // stepping: not listening
+        calendar.notify(i, 18);      // comes due at 18 unheard
+        break;
+      case 20:
+        calendar.arm(i, 40, true);  // a timeout, and listening
+        calendar.notify(i, 25);     // wakes it first: the timeout at 40 is dropped
+        break;
+      case 25: calendar.arm(i, never, true); break;
+      default: break;
+    }
+  });
+  CHECK(runs_of(j) == Runs{{7, 0}, {12, 0}, {20, 0}, {25, 0}});
+}
+
+TEST_CASE("each woken sleeper has its state asked for, deeper the nearer its turn", "[model][calendar]") {
+  const nlohmann::json j = simulate(5, 10, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
+    if (cycle == 0) calendar.arm(i, 3, false);
+  });
+  CHECK(runs_of(j).size() == 5);
+  // Sleeper k's records are asked for when sleeper k - 2 starts, its words when k - 1 starts.
+  const auto hints = j["hints"].get<std::vector<std::vector<std::string>>>();
+  CHECK(hints[0].empty());
+  CHECK(hints[1] == std::vector<std::string>{"words"});
+  for (std::size_t k = 2; k < 5; ++k) CHECK(hints[k] == std::vector<std::string>{"links", "words"});
+}
