@@ -149,6 +149,7 @@ class Node : public sc_core::sc_module, public Wakeable {
   bool asleep_ = false;
   bool waiting_asleep_ = false;  // asleep waiting for words: the skipped cycles are operand stalls
   bool trace_busy_ = false;
+  bool calendar_armed_ = false;  // the wake calendar holds an arming of this node
 };
 
 }  // namespace torus
