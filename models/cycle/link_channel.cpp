@@ -1,9 +1,11 @@
 #include "models/cycle/link_channel.hpp"
 
+#include "models/cycle/wake_calendar.hpp"
 #include "models/prefetch.hpp"
 #include "sim/fault_config.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <stdexcept>
 
 namespace torus {
@@ -105,10 +107,6 @@ void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
   request_update_in_order();
 }
 
-// The update phase: words sent in the evaluate phase that just ended become visible to the
-// receiver, and a sleeping receiver is woken for the earliest arrival. (Credits need no such
-// step: one freed at cycle c returns at c + latency > c, so no end sees another's change in
-// the cycle it is made.)
 void LinkChannel::request_update_in_order() {
   if (chain_ && !chained_) {
     chained_ = true;
@@ -132,9 +130,16 @@ void LinkChannel::prefetch_take() const {
   taker_->prefetch_take(queue_.front_run(count).message);
 }
 
+// The update phase: words sent in the evaluate phase that just ended become visible to the
+// receiver, and a sleeping receiver is woken for the earliest arrival. (Credits need no such
+// step: one freed at cycle c returns at c + latency > c, so no end sees another's change in
+// the cycle it is made.)
 void LinkChannel::update() {
+  // Updated first, the link that asked last ends this delta's chain: the next delta's starts
+  // afresh.
   chained_ = false;
-  if (const LinkChannel* next = update_next_) {
+  if (chain_ && chain_->last == this) chain_->last = nullptr;
+  if (const LinkChannel* next = std::exchange(update_next_, nullptr)) {
     next->prefetch_take();
     if (const LinkChannel* second = next->update_next_) {
       second->prefetch_taker();

@@ -21,10 +21,11 @@
 #include "models/cycle/link_word.hpp"
 #include "models/cycle/ring_queue.hpp"
 #include "models/cycle/systemc.hpp"
-#include "models/cycle/wake_calendar.hpp"
 #include "sim/rational.hpp"
 
 namespace torus {
+
+class WakeCalendar;
 
 // Owned by a receiving node, one per input port. The link lowers `next` to the arrival cycle of
 // each word it sends; while the node sleeps, the link also has it woken at that cycle.
@@ -158,6 +159,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // What the injected fault did, once it has fired (nothing fired without a fault).
   const LinkFaultRecord& fault_record() const;
   Cycle latency() const { return latency_; }
+  // Links made by one set share one chain; a link on no chain asks for nothing ahead.
   void join_update_chain(UpdateChain* chain) { chain_ = chain; }
   // Bytes the channel allocates (for the memory report): itself, its queues, and the kernel's
   // copy of its name (a string held apart once longer than its inline 15 characters).

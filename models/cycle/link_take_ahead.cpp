@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "models/cycle/wake_calendar.hpp"
 #include "models/prefetch.hpp"
 
 namespace torus {

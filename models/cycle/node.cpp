@@ -47,7 +47,6 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
                  [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
       tick_(tick),
       calendar_(calendar),
-      one_cycle_(sc_core::sc_time::from_value(settings.period_ticks)),
       on_finished_(std::move(finished)) {
   make_ports(out, settings.out_mask);
   make_ports(in, settings.in_mask);

@@ -133,7 +133,6 @@ class Node : public sc_core::sc_module, public Wakeable {
   TaskSequencer sequencer_;
   const sc_core::sc_event& tick_;
   WakeCalendar& calendar_;
-  sc_core::sc_time one_cycle_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;
   // The flags last, together: one node object per torus node, so no padding between them.

@@ -1,6 +1,8 @@
 #include "models/cycle/wake_calendar.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "models/prefetch.hpp"
 
@@ -38,15 +40,26 @@ void WakeCalendar::notify(std::uint32_t node, Cycle at) {
 }
 
 void WakeCalendar::schedule(std::uint32_t node, Cycle at) {
+  const Cycle now_ticks = sc_core::sc_time_stamp().value();
+  if (at * period_ticks_ < now_ticks)
+    throw std::logic_error("wake calendar: node " + std::to_string(node) + " asked to be woken at cycle " + std::to_string(at) +
+                           ", before the current cycle " + std::to_string(now_ticks / period_ticks_));
   auto [it, added] = due_.try_emplace(at);
   if (added && !spare_.empty()) {
     it->second = std::move(spare_.back());
     spare_.pop_back();
   }
   it->second.push_back(node);
-  if (at >= event_at_) return;
+  if (at < event_at_) notify_event_at(at);
+}
+
+void WakeCalendar::notify_event_at(Cycle at) {
   event_at_ = at;
   event_.notify(sc_core::sc_time::from_value(at * period_ticks_ - sc_core::sc_time_stamp().value()));
+}
+
+void WakeCalendar::prefetch_object(std::uint32_t node) const {
+  prefetch_bytes<true>(targets_[node].node, object_bytes_, 48);  // a node object is about 43 lines
 }
 
 void WakeCalendar::fire() {
@@ -79,10 +92,8 @@ void WakeCalendar::fire() {
     if (k + event_distance < woken_.size()) prefetch_bytes(targets_[woken_[k + event_distance]].event, sizeof(sc_core::sc_event));
     targets_[woken_[k]].event->notify();
   }
-  for (std::size_t k = 0; k < std::min<std::size_t>(3, woken_.size()); ++k) prefetch_bytes(targets_[woken_[k]].node, object_bytes_, 48);
-  if (due_.empty()) return;
-  event_at_ = due_.begin()->first;
-  event_.notify(sc_core::sc_time::from_value(event_at_ * period_ticks_ - sc_core::sc_time_stamp().value()));
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, woken_.size()); ++k) prefetch_object(woken_[k]);
+  if (!due_.empty()) notify_event_at(due_.begin()->first);
 }
 
 void WakeCalendar::running(std::uint32_t node) {
@@ -93,7 +104,7 @@ void WakeCalendar::running(std::uint32_t node) {
 
 void WakeCalendar::prefetch_after(std::size_t position) const {
   const std::size_t count = woken_.size();
-  if (position + 3 < count) prefetch_bytes(targets_[woken_[position + 3]].node, object_bytes_, 48);
+  if (position + 3 < count) prefetch_object(woken_[position + 3]);
   if (position + 2 < count) targets_[woken_[position + 2]].node->prefetch_links();
   if (position + 1 < count) targets_[woken_[position + 1]].node->prefetch_words();
 }

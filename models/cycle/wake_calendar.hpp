@@ -1,6 +1,8 @@
 #pragma once
-// Wakes the nodes that sleep (fast-forward, waiting, finished) at the cycles they ask for, in
-// node order, and lets each node, as it starts, ask for the state of the nodes that run after it.
+// Wakes nodes at the cycles they ask for, in node order: those that sleep (fast-forward,
+// waiting, finished) and those that fast-forward but step the next cycle (a node with
+// fast-forward off steps on the clock instead). Each node, as it starts, asks for the state
+// of the nodes that run after it.
 //
 // Why: at thousands of nodes a node's state has left the cache by the time it wakes, and its
 // activation reaches that state through pointers, one miss after another. Woken by SystemC's
@@ -33,7 +35,7 @@ namespace torus {
 // What the calendar wakes: a process waiting (dynamically) on `wake_event()`, with hints that
 // ask for its state before it runs (models/prefetch.hpp): what its object points to, once the
 // object is in (the calendar asks for the object itself by address: no call into a cold one);
-// then what those point to.
+// then, mostly, what those point to.
 class Wakeable {
  public:
   virtual sc_core::sc_event& wake_event() = 0;
@@ -60,14 +62,18 @@ class WakeCalendar : public sc_core::sc_module {
   std::size_t bytes() const;
 
  private:
-  // Per node, 9 bytes: its armed timeout, its pending notification, and whether it listens.
+  // Per node, 12 bytes: its armed timeout, its pending notification, and whether it listens.
   struct Entry {
     NarrowCycle timeout = never;
     NarrowCycle notified = never;
     bool listening = false;
   };
   void fire();
+  // Lists the node for cycle `at` (never before the current cycle: a logic error, since the
+  // calendar's event could then never come due) and moves the calendar's event earlier if need be.
   void schedule(std::uint32_t node, Cycle at);
+  void notify_event_at(Cycle at);
+  void prefetch_object(std::uint32_t node) const;
   // Asks for the state of the nodes after woken_[position]: their objects three places ahead,
   // what the objects point to two, and the words those point to one.
   void prefetch_after(std::size_t position) const;

@@ -128,6 +128,38 @@ TEST_CASE("notifications: the earlier pending one wins, and one due while nobody
   CHECK(runs_of(j) == Runs{{7, 0}, {12, 0}, {20, 0}, {25, 0}});
 }
 
+TEST_CASE("a timeout and a notification due at one cycle wake a sleeper once", "[model][calendar]") {
+  const nlohmann::json j = simulate(1, 30, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
+    if (cycle != 0) return;
+    calendar.arm(i, 6, true);
+    calendar.notify(i, 6);
+  });
+  CHECK(runs_of(j) == Runs{{6, 0}});
+}
+
+TEST_CASE("sleepers woken by notifications also run in index order", "[model][calendar]") {
+  // At cycle 0 sleeper i listens, and sleeper 0 notifies all of them for 4, the last first.
+  const nlohmann::json j = simulate(4, 10, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
+    if (cycle != 0) return;
+    calendar.arm(i, never, true);
+    if (i == 0)
+      for (std::uint32_t k = 4; k-- > 0;) calendar.notify(k, 4);
+  });
+  CHECK(runs_of(j) == Runs{{4, 0}, {4, 1}, {4, 2}, {4, 3}});
+}
+
+TEST_CASE("asking to be woken before the current cycle is a logic error naming the node", "[model][calendar]") {
+  try {
+    simulate(3, 10, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
+      if (cycle == 0 && i == 2) calendar.arm(i, 5, false);
+      if (cycle == 5) calendar.notify(1, 4);
+    });
+    FAIL("no error");
+  } catch (const std::runtime_error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("node 1 asked to be woken at cycle 4, before the current cycle 5"));
+  }
+}
+
 TEST_CASE("each woken sleeper has its state asked for, deeper the nearer its turn", "[model][calendar]") {
   const nlohmann::json j = simulate(5, 10, [](WakeCalendar& calendar, std::uint32_t i, Cycle cycle) {
     if (cycle == 0) calendar.arm(i, 3, false);
