@@ -6,8 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,66 @@ nlohmann::json simulate(std::size_t count, Cycle horizon, const Sleeper::Script&
 using Runs = std::vector<std::pair<Cycle, std::uint32_t>>;
 Runs runs_of(const nlohmann::json& j) { return j["runs"].get<Runs>(); }
 
+// What a sleeper does when it runs at `cycle`, drawn from a generator seeded by the sleeper and
+// the cycle alone (so the order sleepers run in within a cycle cannot change it): its next
+// timeout (or none), whether it listens, and notifications for other sleepers' events.
+struct Decision {
+  Cycle timeout = never;
+  bool listening = false;
+  std::vector<std::pair<std::uint32_t, Cycle>> notify;  // (sleeper, cycle)
+};
+Decision decide(std::uint32_t sleeper, Cycle cycle, std::uint32_t count) {
+  std::mt19937 random(static_cast<std::uint32_t>(sleeper * 1000003u + cycle));
+  Decision d;
+  if (random() % 10 < 8) d.timeout = cycle + 1 + random() % 8;
+  d.listening = d.timeout == never || random() % 2 == 0;
+  if (random() % 40 == 0) {  // now and then neither: the sleeper stops for good
+    d.timeout = never;
+    d.listening = false;
+  }
+  for (std::uint32_t n = random() % 4; n-- > 0;) d.notify.emplace_back(random() % count, cycle + 1 + random() % 10);
+  return d;
+}
+
+// The same decisions carried out by SystemC itself: next_trigger(timeout, event) and a timed
+// notify of the other sleeper's event.
+struct NativeSleeper : sc_core::sc_module {
+  NativeSleeper(const sc_core::sc_module_name& name, std::uint32_t index, std::vector<std::unique_ptr<NativeSleeper>>& all, Runs& runs)
+      : sc_core::sc_module(name), index_(index), all_(all), runs_(runs) {
+    sc_core::sc_spawn_options options;
+    options.spawn_method();
+    sc_core::sc_spawn([this] { run(); }, "run", &options);
+  }
+  sc_core::sc_event wake;
+
+ private:
+  static sc_core::sc_time after(Cycle cycles) { return sc_core::sc_time::from_value(cycles * period_ticks); }
+  void run() {
+    const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks;
+    runs_.emplace_back(cycle, index_);
+    const Decision d = decide(index_, cycle, static_cast<std::uint32_t>(all_.size()));
+    for (const auto& [who, at] : d.notify) all_[who]->wake.notify(after(at - cycle));
+    if (d.timeout != never && d.listening) next_trigger(after(d.timeout - cycle), wake);
+    else if (d.timeout != never) next_trigger(after(d.timeout - cycle));
+    else if (d.listening) next_trigger(wake);
+    // else: no trigger at all, as a calendar arming of neither
+  }
+  std::uint32_t index_;
+  std::vector<std::unique_ptr<NativeSleeper>>& all_;
+  Runs& runs_;
+};
+
+nlohmann::json simulate_native(std::uint32_t count, Cycle horizon) {
+  return run_isolated([=] {
+    Runs runs;
+    std::vector<std::unique_ptr<NativeSleeper>> all;
+    for (std::uint32_t i = 0; i < count; ++i) all.push_back(std::make_unique<NativeSleeper>(("native_" + std::to_string(i)).c_str(), i, all, runs));
+    sc_core::sc_start(sc_core::sc_time::from_value(horizon * period_ticks));
+    std::erase_if(runs, [](const auto& run) { return run.first == 0; });
+    return nlohmann::json{{"runs", runs}};
+  });
+}
+
 }  // namespace
 
 TEST_CASE("a sleeper armed for cycle c runs at c, not before or after", "[model][calendar]") {
@@ -146,6 +208,27 @@ TEST_CASE("sleepers woken by notifications also run in index order", "[model][ca
       for (std::uint32_t k = 4; k-- > 0;) calendar.notify(k, 4);
   });
   CHECK(runs_of(j) == Runs{{4, 0}, {4, 1}, {4, 2}, {4, 3}});
+}
+
+TEST_CASE("the calendar wakes sleepers at exactly the cycles SystemC's own events would", "[model][calendar]") {
+  // Random timeouts, listening and notifications of one another, carried out once through the
+  // calendar and once by SystemC (next_trigger and timed notify): the same activations, cycle by
+  // cycle (within a cycle SystemC's order is its own, so each cycle's sleepers are compared as a
+  // set), and in node order within a cycle through the calendar.
+  constexpr std::uint32_t count = 8;
+  constexpr Cycle horizon = 400;
+  const nlohmann::json calendar = simulate(count, horizon, [](WakeCalendar& c, std::uint32_t i, Cycle cycle) {
+    const Decision d = decide(i, cycle, count);
+    for (const auto& [who, at] : d.notify) c.notify(who, at);
+    if (d.timeout != never || d.listening) c.arm(i, d.timeout, d.listening);  // neither: no arming at all
+  });
+  const Runs through_calendar = runs_of(calendar);
+  Runs native = runs_of(simulate_native(count, horizon));
+  REQUIRE(through_calendar.size() > 100);  // the script keeps the sleepers busy, most of the way
+  CHECK(through_calendar.back().first > horizon / 2);
+  CHECK(std::is_sorted(through_calendar.begin(), through_calendar.end()));
+  std::sort(native.begin(), native.end());
+  CHECK(through_calendar == native);
 }
 
 TEST_CASE("asking to be woken before the current cycle is a logic error naming the node", "[model][calendar]") {
