@@ -149,7 +149,8 @@ void Node::prefetch_words() const {
 void Node::activate() {
   // The node's own fields are asked for ahead by the calendar, for a node it wakes; a node that
   // steps every cycle finds them in cache (asking for them again here cost such runs a tenth).
-  calendar_.running(static_cast<std::uint32_t>(context_.index));
+  // Only a node armed through the calendar may have been woken by it.
+  if (calendar_armed_) calendar_.running(static_cast<std::uint32_t>(context_.index));
   // Mostly the cycle after the last: a multiplication tells, where a division costs dozens of
   // clock cycles (once per node-cycle).
   const Cycle now = sc_core::sc_time_stamp().value();

@@ -50,12 +50,12 @@ void WakeCalendar::schedule(std::uint32_t node, Cycle at) {
     spare_.pop_back();
   }
   it->second.push_back(node);
-  if (at < event_at_) notify_event_at(at);
+  if (at < event_at_) notify_event_at(at, now_ticks);
 }
 
-void WakeCalendar::notify_event_at(Cycle at) {
+void WakeCalendar::notify_event_at(Cycle at, Cycle now_ticks) {
   event_at_ = at;
-  event_.notify(sc_core::sc_time::from_value(at * period_ticks_ - sc_core::sc_time_stamp().value()));
+  event_.notify(sc_core::sc_time::from_value(at * period_ticks_ - now_ticks));
 }
 
 void WakeCalendar::prefetch_object(std::uint32_t node) const {
@@ -63,7 +63,8 @@ void WakeCalendar::prefetch_object(std::uint32_t node) const {
 }
 
 void WakeCalendar::fire() {
-  const Cycle now = sc_core::sc_time_stamp().value() / period_ticks_;
+  const Cycle now_ticks = sc_core::sc_time_stamp().value();
+  const Cycle now = now_ticks / period_ticks_;
   event_at_ = never;
   woken_.clear();
   cursor_ = 0;
@@ -93,7 +94,7 @@ void WakeCalendar::fire() {
     targets_[woken_[k]].event->notify();
   }
   for (std::size_t k = 0; k < std::min<std::size_t>(3, woken_.size()); ++k) prefetch_object(woken_[k]);
-  if (!due_.empty()) notify_event_at(due_.begin()->first);
+  if (!due_.empty()) notify_event_at(due_.begin()->first, now_ticks);
 }
 
 void WakeCalendar::running(std::uint32_t node) {

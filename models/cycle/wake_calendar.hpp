@@ -72,7 +72,7 @@ class WakeCalendar : public sc_core::sc_module {
   // Lists the node for cycle `at` (never before the current cycle: a logic error, since the
   // calendar's event could then never come due) and moves the calendar's event earlier if need be.
   void schedule(std::uint32_t node, Cycle at);
-  void notify_event_at(Cycle at);
+  void notify_event_at(Cycle at, Cycle now_ticks);
   void prefetch_object(std::uint32_t node) const;
   // Asks for the state of the nodes after woken_[position]: their objects three places ahead,
   // what the objects point to two, and the words those point to one.
