@@ -1,5 +1,6 @@
 #include "models/datapath.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/scalar.hpp"
@@ -59,6 +60,20 @@ class TypedDatapath final : public NodeDatapath {
     memory_[buffer][word] = from_complex<T>(value);
   }
 
+  void read_run(std::uint32_t buffer, std::uint32_t first, std::size_t count, std::complex<double>* out) const override {
+    const T* from = memory_[buffer].data() + first;
+    for (std::size_t k = 0; k < count; ++k) {
+      if constexpr (is_complex_v<T>) out[k] = {static_cast<double>(from[k].real()), static_cast<double>(from[k].imag())};
+      else out[k] = static_cast<double>(from[k]);
+    }
+  }
+
+  void write_run(std::uint32_t buffer, std::uint32_t first, std::int32_t step, const double* values, std::size_t parts,
+                 std::size_t count) override {
+    T* to = memory_[buffer].data();
+    for (std::size_t k = 0; k < count; ++k) to[word_of_run(first, step, k)] = from_complex<T>(value_of_run(values, parts, k));
+  }
+
   void prefetch(std::uint32_t buffer, std::uint32_t first, std::size_t words, bool for_write) const override {
     const T* at = memory_[buffer].data() + first;
     if (for_write) prefetch_span<true>(at, words);
@@ -90,6 +105,8 @@ class NullDatapath final : public NodeDatapath {
   void fft(const NodeProgram&, const Task&) override {}
   std::complex<double> read(std::uint32_t, std::uint32_t) const override { return {}; }
   void write(std::uint32_t, std::uint32_t, std::complex<double>) override {}
+  void read_run(std::uint32_t, std::uint32_t, std::size_t count, std::complex<double>* out) const override { std::fill_n(out, count, std::complex<double>{}); }
+  void write_run(std::uint32_t, std::uint32_t, std::int32_t, const double*, std::size_t, std::size_t) override {}
   std::size_t allocated_words() const override { return words_; }
   std::size_t word_bytes() const override { return word_bytes_; }
   std::size_t value_parts() const override { return 0; }

@@ -32,6 +32,16 @@ class NodeDatapath {
   virtual void fft(const NodeProgram& node, const Task& task) = 0;
   virtual std::complex<double> read(std::uint32_t buffer, std::uint32_t word) const = 0;
   virtual void write(std::uint32_t buffer, std::uint32_t word, std::complex<double> value) = 0;
+  // A block's words in one call (a message sent or taken as a whole): read() of words first,
+  // first + 1, ... into `out`; write() of word first + step k to value k, given as `parts`
+  // doubles a word (1: real, 2: real and imaginary, 0: zero).
+  virtual void read_run(std::uint32_t buffer, std::uint32_t first, std::size_t count, std::complex<double>* out) const {
+    for (std::size_t k = 0; k < count; ++k) out[k] = read(buffer, first + static_cast<std::uint32_t>(k));
+  }
+  virtual void write_run(std::uint32_t buffer, std::uint32_t first, std::int32_t step, const double* values, std::size_t parts,
+                         std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) write(buffer, word_of_run(first, step, k), value_of_run(values, parts, k));
+  }
   // A hint before reading (or writing) `words` words of `buffer` from `first`: their memory is
   // asked for now (models/prefetch.hpp). Changes nothing.
   virtual void prefetch(std::uint32_t /*buffer*/, std::uint32_t /*first*/, std::size_t /*words*/, bool /*for_write*/) const {}
@@ -42,6 +52,15 @@ class NodeDatapath {
   virtual std::size_t value_parts() const = 0;
   // False when it holds no values (values: off): an engine then need not list the fma it times.
   virtual bool holds_values() const { return true; }
+
+ protected:
+  static std::uint32_t word_of_run(std::uint32_t first, std::int32_t step, std::size_t k) {
+    return first + static_cast<std::uint32_t>(step * static_cast<std::int64_t>(k));
+  }
+  static std::complex<double> value_of_run(const double* values, std::size_t parts, std::size_t k) {
+    if (parts == 0) return {};
+    return parts == 1 ? std::complex<double>(values[k]) : std::complex<double>(values[2 * k], values[2 * k + 1]);
+  }
 };
 
 // Throws std::invalid_argument for a real T when the Program has FFT tasks (the DFT is complex).

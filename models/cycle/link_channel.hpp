@@ -172,6 +172,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
  private:
   void update() override;
   void transmit(Cycle cycle, const LinkWord& word);  // takes the credit and the link time
+  void send_spaced(Cycle first, std::uint32_t message, std::uint32_t first_index, const std::complex<double>* values,
+                   std::size_t count, Cycle* leave);
   void transmit_faulty(Cycle cycle, const LinkWord& word);  // the word the injected fault hits
   void collect_credits(Cycle cycle);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).

@@ -246,10 +246,10 @@ bool LinkPorts::send_ahead(std::size_t d, Outgoing& o, Cycle from) {
     scratch.values.resize(remaining);
     scratch.leave.resize(remaining);
   }
-  for (std::uint32_t k = 0; k < remaining; ++k) scratch.values[k] = context_.datapath->read(o.buffer, o.position + k);
+  context_.datapath->read_run(o.buffer, o.position, remaining, scratch.values.data());
   link.send_ahead(from, o.message, o.position, scratch.values.data(), remaining, scratch.leave.data());
   if (o.position == 0) context_.stats.link_wait[d] += scratch.leave.front() - leaves_from(o);
-  for (std::uint32_t k = 0; k < remaining; ++k) context_.memory.settle(o.buffer, o.position + k, scratch.leave[k]);
+  context_.memory.settle_run(o.buffer, o.position, remaining, scratch.leave.data());
   const Cycle first = scratch.leave.front(), last = scratch.leave[remaining - 1];
   context_.note_run(o.task, remaining, first, last);
   context_.sent_ahead_until = std::max(context_.sent_ahead_until, last);

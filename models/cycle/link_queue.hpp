@@ -83,17 +83,32 @@ class LinkQueue {
   // values is made once and the run's words extend it in place.
   void push_run(std::uint32_t message, std::uint16_t hop, std::uint32_t first_index, const std::complex<double>* values,
                 const Cycle* leaves, Cycle latency, std::size_t count) {
-    if (parts_ > 0) {
-      if (size_ + count > value_capacity()) grow_values(size_ + count);
-      for (std::size_t k = 0; k < count; ++k) {
-        double* value = values_.data() + ((value_head_ + size_ + k) & value_mask_) * parts_;
-        value[0] = values[k].real();
-        if (parts_ > 1) value[1] = values[k].imag();
-      }
-    }
+    push_values(values, count);
     for (std::size_t k = 0; k < count; ++k) {
       const auto index = static_cast<std::uint32_t>(first_index + k);
       if (!extends_last_run(message, index, hop, leaves[k] + latency)) runs_.push_back({leaves[k] + latency, message, index, 1, hop, 0, 0});
+    }
+    size_ += count;
+  }
+  // As push_run for words leaving evenly spaced: arrivals first_arrival, first_arrival +
+  // spacing, ...; once the last run continues with this spacing, the rest extend it at once.
+  void push_spaced(std::uint32_t message, std::uint16_t hop, std::uint32_t first_index, const std::complex<double>* values,
+                   Cycle first_arrival, Cycle spacing, std::size_t count) {
+    push_values(values, count);
+    for (std::size_t k = 0; k < count;) {
+      if (k > 0) {  // runs_ holds word k - 1 of this message and hop last
+        Run& run = runs_.back();
+        if (run.count >= 2 && Cycle{run.spacing} == spacing && run.index_step == 1) {
+          const std::size_t n = std::min<std::size_t>(count - k, max_count - run.count);
+          run.count = static_cast<std::uint16_t>(run.count + n);
+          k += n;
+          if (n > 0) continue;
+        }
+      }
+      const auto index = static_cast<std::uint32_t>(first_index + k);
+      const Cycle arrival = first_arrival + spacing * k;
+      if (!extends_last_run(message, index, hop, arrival)) runs_.push_back({arrival, message, index, 1, hop, 0, 0});
+      ++k;
     }
     size_ += count;
   }
@@ -181,6 +196,16 @@ class LinkQueue {
     if (arrival - last != run.spacing || step != run.index_step) return false;
     ++run.count;
     return true;
+  }
+  // The values of `count` words about to be pushed, after those held.
+  void push_values(const std::complex<double>* values, std::size_t count) {
+    if (parts_ == 0) return;
+    if (size_ + count > value_capacity()) grow_values(size_ + count);
+    for (std::size_t k = 0; k < count; ++k) {
+      double* value = values_.data() + ((value_head_ + size_ + k) & value_mask_) * parts_;
+      value[0] = values[k].real();
+      if (parts_ > 1) value[1] = values[k].imag();
+    }
   }
   CommittedRun front_run_view(const Run& run) const {
     return {run.message, run.hop, run.first_index, run.index_step, run.first_arrival, run.spacing,

@@ -64,14 +64,12 @@ std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
   const std::uint32_t first = std::min(words.index(0), words.index(count - 1));
   prefetch_words(into, first, std::max(words.index(0), words.index(count - 1)) - first + 1);
   prefetch_span(buffer.pending_sends.data(), buffer.pending_sends.size());
-  std::size_t k = 0;
-  for (; k < count; ++k) {
-    const std::uint32_t index = words.index(k);
-    const Cycle arrival = words.arrival(k);
-    if (!context_.memory.word_replaceable(into, index, arrival) || context_.memory.awaits_older(into, index, taking_.generation)) break;
-    context_.datapath->write(into, index, words.value(k));
-    context_.memory.store(into, index, taking_.generation, arrival);
-  }
+  // Which words may land is decided first: storing one word changes nothing another's check
+  // reads (a run never holds one word twice).
+  const std::size_t k = context_.memory.landable_prefix(into, words.first_index, words.index_step, count, taking_.generation,
+                                                        words.first_arrival, words.spacing);
+  context_.datapath->write_run(into, words.first_index, words.index_step, words.values, words.parts, k);
+  context_.memory.store_run(into, words.first_index, words.index_step, k, taking_.generation, words.first_arrival, words.spacing);
   if (k > 0 && context_.words_done(taking_.task) == 0) buffer.tag = context_.program().messages[taking_.message].tag;
   return k;
 }

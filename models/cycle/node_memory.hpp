@@ -118,6 +118,51 @@ class NodeMemory {
         w.owed = static_cast<std::uint16_t>(w.owed + p.count);
       }
   }
+  // store() for the words first + step k, k < count, word k usable from first_ready + spacing k
+  // (a run of one message's words taken ahead), with the buffer looked up once.
+  void store_run(std::uint32_t b, std::uint32_t first, std::int32_t step, std::size_t count, std::uint32_t generation,
+                 Cycle first_ready, Cycle spacing) {
+    BufferState& buf = buffers_[b];
+    if (components_ > 1) {
+      for (std::size_t k = 0; k < count; ++k) store(b, word_of(first, step, k), generation, first_ready + spacing * k);
+      return;
+    }
+    const auto held = static_cast<std::uint16_t>(generation);  // allocate() saw it fits
+    for (std::size_t k = 0; k < count; ++k) {
+      WordState& w = buf.words[word_of(first, step, k)];
+      w.ready = first_ready + spacing * k;
+      w.generation = held;
+    }
+    if (count > 0) buf.latest_generation = std::max(buf.latest_generation, held);
+    // What store() owes word by word, send by send: the sums are the same in either order.
+    for (const BufferState::PendingSend& p : buf.pending_sends) {
+      if (p.generation != generation) continue;
+      for (std::size_t k = 0; k < count; ++k) {
+        const std::uint32_t word = word_of(first, step, k);
+        if (word >= p.words) continue;
+        WordState& w = buf.words[word];
+        if (w.owed == 0) ++buf.owed_words;
+        w.owed = static_cast<std::uint16_t>(w.owed + p.count);
+      }
+    }
+  }
+  // How many of those words, in order, may land at their cycles (word_replaceable and not
+  // awaits_older for each) before the first that may not.
+  std::size_t landable_prefix(std::uint32_t b, std::uint32_t first, std::int32_t step, std::size_t count, std::uint32_t generation,
+                              Cycle first_arrival, Cycle spacing) const {
+    const BufferState& buf = buffers_[b];
+    const bool awaited = !buf.pending_sends.empty();
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint32_t word = word_of(first, step, k);
+      if (buf.words[word].owed != 0) return k;
+      if (buf.left_at) {
+        const Cycle left = left_at(buf, word);
+        if (left != never && left >= first_arrival + spacing * k) return k;
+      }
+      if (awaited && awaits_older(b, word, generation)) return k;
+    }
+    return count;
+  }
   // Whether a word landing at `cycle` may take the place of `word`: no posted send still owes
   // the word there, and it has left by the cycle before.
   bool word_replaceable(std::uint32_t b, std::uint32_t word, Cycle cycle) const {
@@ -150,6 +195,10 @@ class NodeMemory {
       else rebase_left(buf, word, latest);
     }
     buf.busy_until = buf.busy_until == never ? left_at : std::max(buf.busy_until, left_at);
+  }
+  // settle() for the words first, first + 1, ..., word k having left at leaves[k].
+  void settle_run(std::uint32_t b, std::uint32_t first, std::size_t count, const Cycle* leaves) {
+    for (std::size_t k = 0; k < count; ++k) settle(b, first + static_cast<std::uint32_t>(k), leaves[k]);
   }
   // The compute accumulating into `b` is entered: each word of the buffer gets `updates`
   // updates, counted down in the array returned (one per word, until the next compute enters).
@@ -191,6 +240,9 @@ class NodeMemory {
   std::size_t bytes() const;
 
  private:
+  static std::uint32_t word_of(std::uint32_t first, std::int32_t step, std::size_t k) {
+    return first + static_cast<std::uint32_t>(step * static_cast<std::int64_t>(k));
+  }
   static constexpr Cycle max_offset = 0xFFFF;  // left cycles base to base + max_offset - 1 fit
   // Sets the word's left cycle where it does not fit: the base moves to the earliest cycle
   // held, or, if they still spread too wide, the buffer moves to 32-bit cycles.

@@ -50,6 +50,21 @@ void pop_pieces(LinkQueue& queue, std::deque<Held>& model, std::size_t most) {
   model.erase(model.begin(), model.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
+// Both queues hold the same words in the same runs; pops up to `pops` words from each, front
+// against front.
+void pop_alike(LinkQueue& queue, LinkQueue& one_by_one, std::size_t pops) {
+  REQUIRE(queue.size() == one_by_one.size());
+  REQUIRE(queue.runs() == one_by_one.runs());
+  REQUIRE(queue.bytes() == one_by_one.bytes());
+  for (; pops > 0 && !queue.empty(); --pops) {
+    REQUIRE(queue.front_arrival() == one_by_one.front_arrival());
+    const LinkWord a = queue.front_word(), b = one_by_one.front_word();
+    REQUIRE((a.value == b.value && a.message == b.message && a.index == b.index && a.hop == b.hop));
+    queue.pop_front();
+    one_by_one.pop_front();
+  }
+}
+
 }  // namespace
 
 TEST_CASE("link queue gives back every word in order, across runs and wrap-around", "[model][link][memory]") {
@@ -164,37 +179,39 @@ TEST_CASE("link queue: evenly spaced words of a message share one run", "[model]
   }
 }
 
+// push_run (each word's leave given) and push_spaced (evenly spaced leaves) against the words
+// pushed one by one.
 TEST_CASE("link queue: a run pushed at once is held as its words pushed one by one", "[model][link][memory]") {
   std::mt19937_64 rng(14);
-  for (std::size_t parts = 0; parts <= 2; ++parts) {
-    for (int trial = 0; trial < 40; ++trial) {
-      LinkQueue queue(parts), one_by_one(parts);
-      std::uint32_t message = 0;
-      Cycle leave = rng() % 100;
-      for (int step = 0; step < 60; ++step) {
-        if (rng() % 3 == 0) message = static_cast<std::uint32_t>(rng() % 3);
-        const std::uint16_t hop = static_cast<std::uint16_t>(rng() % 2);
-        const auto first_index = static_cast<std::uint32_t>(rng() % 40);
-        const std::size_t count = rng() % 5 == 0 ? 1 : rng() % 90;
-        std::vector<std::complex<double>> values(count);
-        std::vector<Cycle> leaves(count);
-        for (std::size_t k = 0; k < count; ++k) {
-          leave += rng() % 4 == 0 ? rng() % 3 : 1;  // mostly one a cycle, now and then uneven
-          leaves[k] = leave;
-          values[k] = word_of(message, first_index + static_cast<std::uint32_t>(k), hop, parts).value;
-          one_by_one.push_back({values[k], message, first_index + static_cast<std::uint32_t>(k), hop}, leave + 7);
+  for (const bool spaced : {false, true}) {
+    for (std::size_t parts = 0; parts <= 2; ++parts) {
+      for (int trial = 0; trial < 40; ++trial) {
+        LinkQueue queue(parts), one_by_one(parts);
+        std::uint32_t message = 0;
+        Cycle leave = rng() % 100;
+        for (int step = 0; step < 50; ++step) {
+          if (rng() % 3 == 0) message = static_cast<std::uint32_t>(rng() % 3);
+          const auto hop = static_cast<std::uint16_t>(rng() % 2);
+          const auto first_index = static_cast<std::uint32_t>(rng() % 40);
+          // Spaced: spacings past 16 bits split every word into a run of its own, and one run of
+          // more than 65535 words fills a run and opens the next.
+          const bool long_run = spaced && step == 7 && trial == 0;
+          const Cycle spacing = long_run ? 1 : rng() % 8 == 0 ? 0x10000 + rng() % 3 : 1 + rng() % 3;
+          const std::size_t count = long_run ? 70000 : rng() % 5 == 0 ? 1 : rng() % 90;
+          if (spaced) leave += rng() % 4 == 0 ? rng() % 3 : spacing;  // continuing the last run, or not
+          std::vector<std::complex<double>> values(count);
+          std::vector<Cycle> leaves(count);
+          for (std::size_t k = 0; k < count; ++k) {
+            leave += spaced ? (k > 0 ? spacing : 0) : rng() % 4 == 0 ? rng() % 3 : 1;  // else mostly one a cycle
+            leaves[k] = leave;
+            values[k] = word_of(message, first_index + static_cast<std::uint32_t>(k), hop, parts).value;
+            one_by_one.push_back({values[k], message, first_index + static_cast<std::uint32_t>(k), hop}, leave + 7);
+          }
+          if (spaced && count > 0) queue.push_spaced(message, hop, first_index, values.data(), leaves[0] + 7, spacing, count);
+          else queue.push_run(message, hop, first_index, values.data(), leaves.data(), 7, count);
+          pop_alike(queue, one_by_one, rng() % 80);
         }
-        queue.push_run(message, hop, first_index, values.data(), leaves.data(), 7, count);
-        REQUIRE(queue.size() == one_by_one.size());
-        REQUIRE(queue.runs() == one_by_one.runs());
-        REQUIRE(queue.bytes() == one_by_one.bytes());
-        for (int pops = static_cast<int>(rng() % 80); pops > 0 && !queue.empty(); --pops) {
-          REQUIRE(queue.front_arrival() == one_by_one.front_arrival());
-          const LinkWord a = queue.front_word(), b = one_by_one.front_word();
-          REQUIRE((a.value == b.value && a.message == b.message && a.index == b.index && a.hop == b.hop));
-          queue.pop_front();
-          one_by_one.pop_front();
-        }
+        pop_alike(queue, one_by_one, queue.size());
       }
     }
   }

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <random>
 #include <string>
 
 #include "models/cycle/node_memory.hpp"
@@ -193,6 +194,54 @@ TEST_CASE("a buffer replaced 65535 times fits the 16-bit generations and once mo
       CHECK_THAT(text, Catch::StartsWith("engine systemc holds up to 65535 successive contents of one buffer in a node") &&
                            Catch::Contains("replaces one buffer's content 65536 times") &&
                            Catch::Contains("time it with engine event"));
+    }
+  }
+}
+
+// The run forms the take-ahead uses (a message's words stored in one call) against the word
+// by word calls they stand for, on random sends owed, left cycles and runs in both directions.
+TEST_CASE("a run of words lands and is stored exactly as its words one by one", "[model][memory]") {
+  const NodeProgram node = four_buffers();
+  std::mt19937_64 rng(16);
+  for (const std::size_t components : {1, 2}) {
+    for (int trial = 0; trial < 300; ++trial) {
+      NodeMemory runs, words;
+      runs.allocate(node, plan_node(node, {}), components);
+      words.allocate(node, plan_node(node, {}), components);
+      for (NodeMemory* m : {&runs, &words}) m->place(0, 1, 0, DataTag{});
+      std::mt19937_64 same(rng());  // both see the same history
+      for (NodeMemory* m : {&runs, &words}) {
+        std::mt19937_64 r = same;
+        for (int i = 0, n = static_cast<int>(r() % 4); i < n; ++i) m->owe(0, 1 + static_cast<std::uint32_t>(r() % 3), 1 + r() % 8);
+        for (std::uint32_t w = 0; w < 8; ++w)
+          if (m->buffer(0).words[w].owed > 0 && r() % 2 == 0) m->settle(0, w, 3 + r() % 20);
+      }
+      const std::int32_t step = rng() % 2 == 0 ? 1 : -1;
+      const std::size_t count = 1 + rng() % 8;
+      const auto first = static_cast<std::uint32_t>(step == 1 ? rng() % (9 - count) : count - 1 + rng() % (9 - count));
+      const auto generation = static_cast<std::uint32_t>(2 + rng() % 2);
+      const Cycle first_arrival = rng() % 25, spacing = rng() % 3;
+      std::size_t one_by_one = 0;
+      while (one_by_one < count) {
+        const auto word = first + static_cast<std::uint32_t>(step * static_cast<std::int64_t>(one_by_one));
+        if (!words.word_replaceable(0, word, first_arrival + spacing * one_by_one) || words.awaits_older(0, word, generation)) break;
+        ++one_by_one;
+      }
+      const std::size_t landing = runs.landable_prefix(0, first, step, count, generation, first_arrival, spacing);
+      REQUIRE(landing == one_by_one);
+      runs.store_run(0, first, step, landing, generation, first_arrival, spacing);
+      for (std::size_t k = 0; k < landing; ++k)
+        words.store(0, first + static_cast<std::uint32_t>(step * static_cast<std::int64_t>(k)), generation, first_arrival + spacing * k);
+      const BufferState &a = runs.buffer(0), &b = words.buffer(0);
+      CHECK(a.owed_words == b.owed_words);
+      CHECK(a.latest_generation == b.latest_generation);
+      for (std::uint32_t w = 0; w < 8; ++w) {
+        INFO("word " << w);
+        CHECK(Cycle{a.words[w].ready} == Cycle{b.words[w].ready});
+        CHECK(a.words[w].generation == b.words[w].generation);
+        CHECK(a.words[w].owed == b.words[w].owed);
+        for (std::size_t c = 0; c < runs.component_ready(0).size(); ++c) CHECK(Cycle{runs.component_ready(0)[c]} == Cycle{words.component_ready(0)[c]});
+      }
     }
   }
 }
