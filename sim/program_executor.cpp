@@ -15,28 +15,17 @@
 #include "sim/block_kernel.hpp"
 #include "sim/fft_task.hpp"
 #include "sim/program_bounds.hpp"
+#include "sim/program_executor_nodes.hpp"
 
 namespace torus {
 namespace {
 
-constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
+// What the Machine keeps of each node besides its buffers: sim/program_executor_nodes.hpp.
+using executor::none;
+using executor::NodeState;
+
 // The tag of a buffer nothing has written yet.
 constexpr DataTag no_tag{std::numeric_limits<std::uint16_t>::max(), {0, 0, 0}};
-
-struct NodeState {
-  std::size_t pc = 0;
-  std::uint32_t waiting = none;  // the message it blocked on last
-  bool done = false;
-  bool in_step = false;          // the step counters below describe an open step
-  TaskLabel step;                // the open step
-  std::size_t sent = 0;          // words sent in the open step
-  std::vector<std::uint32_t> dropped;  // posted receives without a buffer, message not sent yet
-  // Counted by this node alone (nodes run in parallel) and merged at the end: per transform,
-  // and the global steps it opened with their transform.
-  std::vector<ProgramExecutionCounts> counts;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> steps_opened;
-  std::string error;             // what stopped it (the lowest node's is reported)
-};
 
 // A message between its send and its receive: the sender copies its words in, the receiver
 // takes them when it next touches the buffer its receive names (at once if already sent).
@@ -70,7 +59,7 @@ class Machine {
       for (const NodeState& node : nodes_)
         if (!node.error.empty()) throw std::logic_error(node.error);
       if (std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& node) { return node.done; })) break;
-      if (!progressed.load()) throw std::logic_error(deadlock());
+      if (!progressed.load()) throw std::logic_error(executor::deadlock(p_, nodes_));
     }
     return finish();
   }
@@ -126,13 +115,13 @@ class Machine {
     bool progressed = false;
     while (node.pc < tasks.size()) {
       const Task& task = tasks[node.pc];
-      if (!node.in_step || task.label.global_step != node.step.global_step) open_step(node, task.label);
+      if (!node.in_step || task.label.global_step != node.step.global_step) executor::open_step(node, task.label);
       if (!execute(n, task)) return progressed;
       ++node.pc;
       progressed = true;
     }
     if (!drained(n)) return progressed;
-    close_step(node);
+    executor::close_step(node);
     node.done = true;
     return true;
   }
@@ -167,7 +156,7 @@ class Machine {
     plans_[d.kernel].run(inputs, outputs);
     for (std::uint32_t i = 0; i < f.outputs; ++i)
       tag_[first_buffer_[n] + fft_output(node, task, f, i)] = slice_tag(d.tag, f.output_cut, i);
-    ProgramExecutionCounts& c = counts_of(n, task.label.transform);
+    ProgramExecutionCounts& c = executor::counts_of(nodes_[n], task.label.transform);
     ++c.fft_tasks;
     c.fft_butterflies += f.butterflies();
     return true;
@@ -212,7 +201,7 @@ class Machine {
     } else {
       mode_product_accumulate(acc.data(), kernel.accumulator, operand, kernel.operand, coefficient, kernel.mode);
     }
-    ProgramExecutionCounts& c = counts_of(n, task.label.transform);
+    ProgramExecutionCounts& c = executor::counts_of(nodes_[n], task.label.transform);
     ++c.compute_tasks;
     c.scalar_multiply_adds += kernel.multiply_adds();
     return true;
@@ -234,7 +223,7 @@ class Machine {
     if (!m.dropped) m.payload.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(count));
     sent_pass_[task.message].store(pass_, std::memory_order_release);
     nodes_[n].sent += count;
-    ++counts_of(n, task.label.transform).messages;
+    ++executor::counts_of(nodes_[n], task.label.transform).messages;
     return true;
   }
 
@@ -278,74 +267,16 @@ class Machine {
   }
 
   // ---- counts ----
-  ProgramExecutionCounts& counts_of(std::size_t n, std::uint32_t transform) {
-    std::vector<ProgramExecutionCounts>& counts = nodes_[n].counts;
-    if (transform >= counts.size()) counts.resize(transform + 1, fresh_execution_counts());
-    return counts[transform];
-  }
-  void open_step(NodeState& node, const TaskLabel& label) {
-    close_step(node);
-    node.in_step = true;
-    node.step = label;
-    node.sent = 0;
-    node.steps_opened.push_back({label.global_step, label.transform});
-  }
-
-  void close_step(NodeState& node) {
-    if (!node.in_step) return;
-    node.in_step = false;
-    if (node.step.stage < 1 || node.step.stage > 3) return;
-    const std::size_t stage = node.step.stage - 1;
-    if (node.step.transform >= node.counts.size()) node.counts.resize(node.step.transform + 1, fresh_execution_counts());
-    ProgramExecutionCounts& c = node.counts[node.step.transform];
-    c.words_sent_per_node_step[stage] = std::max(c.words_sent_per_node_step[stage], node.sent);
-    c.words_sent_per_node_step_min[stage] = std::min(c.words_sent_per_node_step_min[stage], node.sent);
-  }
-
   // The whole run's counts and each transform's, from every node's.
   ProgramResult<T> finish() {
-    std::size_t transforms = p_.transforms.size();
-    for (const NodeState& node : nodes_) transforms = std::max(transforms, node.counts.size());
-    std::vector<ProgramExecutionCounts> per_transform(transforms, fresh_execution_counts());
-    ProgramExecutionCounts total = fresh_execution_counts();
-    std::vector<std::uint8_t> seen;
-    for (const NodeState& node : nodes_) {
-      for (std::size_t t = 0; t < node.counts.size(); ++t) {
-        add_counts(per_transform[t], node.counts[t]);
-        add_counts(total, node.counts[t]);
-      }
-      for (const auto& [global, transform] : node.steps_opened) {
-        if (global >= seen.size()) seen.resize(global + 1, 0);
-        if (seen[global]) continue;
-        seen[global] = 1;
-        ++per_transform[transform].steps;
-        ++total.steps;
-      }
-    }
-    settle_counts(total, words_held_);
-    for (ProgramExecutionCounts& c : per_transform) settle_counts(c, words_held_);
-    result_.counts = total;
-    result_.per_transform = std::move(per_transform);
+    executor::MergedCounts merged = executor::merge_counts(nodes_, p_.transforms.size(), words_held_);
+    result_.counts = merged.total;
+    result_.per_transform = std::move(merged.per_transform);
     return std::move(result_);
   }
 
   // ---- diagnostics ----
   std::string where(std::size_t n, std::size_t k) const { return task_location(p_, n, k); }
-
-  std::string deadlock() const {
-    std::string text;
-    std::size_t waiting = 0;
-    for (std::size_t n = 0; n < nodes_.size(); ++n) {
-      if (nodes_[n].done || waiting++ >= 8) continue;
-      const Message& m = p_.messages[nodes_[n].waiting];
-      const std::size_t pc = nodes_[n].pc;
-      text += fmt::format("\n  node {} at {} waits for message {} ({} from {}), never sent",
-                          p_.describe_node(n), pc < p_.nodes[n].tasks.size() ? fmt::format("task {}", pc) : "the end of its list",
-                          nodes_[n].waiting, p_.describe(m.tag), p_.describe_node(m.source));
-    }
-    return fmt::format("the Program cannot progress: {} node{} wait for messages no node can send{}{}", waiting,
-                       waiting == 1 ? "" : "s", text, waiting > 8 ? "\n  ..." : "");
-  }
 
   const Program& p_;
   const HostData<T>& host_;
