@@ -40,4 +40,9 @@ struct RingBlockPlan {
 // lines to share (b^2 < P on a P x P x P torus).
 RingBlockPlan plan_ring_block(const TransformProblem& problem);
 
+// The Program of the plan for the problem (sim/algorithms/ring_block_fft.cpp): every direction
+// in order, each output listing the pieces every node ends with. Throws std::invalid_argument
+// naming local_kernel when it asks for FFT tasks on an axis whose DFT has no power-of-two length.
+Program build_ring_block_program(const RingBlockPlan& plan, const TransformProblem& problem);
+
 }  // namespace torus
