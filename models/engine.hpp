@@ -14,6 +14,7 @@
 #include "models/datapath.hpp"
 #include "models/engine_records.hpp"
 #include "models/simulation.hpp"
+#include "sim/phase_times.hpp"
 
 namespace torus {
 
@@ -28,6 +29,9 @@ struct EngineInputs {
   // Keep per-step spans (done, first and last word sent) in the records: a Chrome trace reads them.
   // The SystemC engine leaves them out otherwise (never); the event engine always keeps them.
   bool step_spans = false;
+  // Where the engine adds the time it takes to build its state (phase elaborate) and to run
+  // (phase simulate, the same figure as EngineRun::seconds()); null: kept nowhere.
+  PhaseTimes* phases = nullptr;
 };
 
 // Contract: once the engine function has returned, records() describe the whole run and

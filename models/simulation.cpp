@@ -40,8 +40,10 @@ struct RunPrograms {
   bool values_apart() const { return whole || layout; }  // not the timed engine's own datapaths
 };
 
-Program verified(Program program) {
-  const ProgramVerification verification = verify_program(program, 1);
+// A Program built (phase program) and proved legal (phase verify).
+Program verified(PhaseTimes& phases, const std::function<Program()>& build) {
+  Program program = timed(phases, Phase::Program, build);
+  const ProgramVerification verification = timed(phases, Phase::Verify, [&] { return verify_program(program, 1); });
   if (!verification.ok())
     throw std::logic_error("generated program is illegal: " + to_string(program, verification.violations.front()));
   return program;
@@ -49,7 +51,8 @@ Program verified(Program program) {
 
 // Builds the Programs and proves them before any engine runs them (the algorithm's own checks
 // need the whole Program), then reads off the counts per transform.
-RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, std::vector<TransformOutcome>& outcomes) {
+RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, std::vector<TransformOutcome>& outcomes,
+                           PhaseTimes& phases) {
   const TransformProblem problem = problem_of(run);
   const auto algorithm = make_algorithm(run.algorithm);
   const bool quotient = times_translation_quotient(run, machine), values = run.computes_values();
@@ -57,10 +60,13 @@ RunPrograms build_programs(const RunConfig& run, const MachineConfig& machine, s
   const bool whole = (!quotient || values) && !from_quotient;
   // The algorithm's own proofs need the whole schedule; a run on the quotient is proved on
   // node (0,0,0)'s list (and, values on, by the golden check of every value).
-  const AlgorithmCheck check = whole ? algorithm->check(problem) : AlgorithmCheck{};
+  const AlgorithmCheck check = whole ? timed(phases, Phase::Verify, [&] { return algorithm->check(problem); }) : AlgorithmCheck{};
   if (!check.ok()) throw std::logic_error("the algorithm's own checks fail: " + check.violations.front());
-  RunPrograms programs{quotient ? verified(algorithm->build_quotient(problem)) : verified(algorithm->build(problem)), {}, {}, {}};
-  if (quotient && whole) programs.whole = verified(algorithm->build(problem));
+  const auto build_whole = [&] { return algorithm->build(problem); };
+  const auto build_quotient = [&] { return algorithm->build_quotient(problem); };
+  RunPrograms programs{quotient ? verified(phases, build_quotient) : verified(phases, build_whole), {}, {}, {}};
+  if (quotient && whole) programs.whole = verified(phases, build_whole);
+  const PhaseTimer counting(phases, Phase::Program);
   if (from_quotient) {
     for (std::size_t n = 0; n < problem.shape.node_count(); ++n) programs.node_blocks.push_back(algorithm->node_blocks(problem, n));
     programs.layout = programs.timed;
@@ -170,14 +176,17 @@ TimedProgram time_program(EngineInputs inputs, bool inverse_last, std::uint64_t 
   if (progress) meter.emplace(predicted.cycles, progress);
   if (meter) inputs.on_progress = [&meter](Cycle cycle) { meter->update(cycle); };
   if (!inputs.run.chrome_trace.empty()) inputs.step_spans = true;
+  inputs.phases = &report.phases;
   TimedProgram out;
   out.engine = machine.engine == "event" ? run_event_engine(inputs) : run_cycle_engine(inputs);
   if (meter && meter->shown()) progress("");
   report.fault = out.engine->fault_record();
   if (inputs.fault.kind() != FaultKind::None && report.fault.empty()) report.fault = never_fired(inputs.fault);
-  out.records = out.engine->records();
-  if (!inputs.run.chrome_trace.empty()) write_chrome_trace(inputs.run.chrome_trace, program, out.records.steps, machine.clock_frequency());
-  TimingReport timing = assemble_timing(program, out.records, fma_expected);
+  out.records = timed(report.phases, Phase::Records, [&] { return out.engine->records(); });
+  if (!inputs.run.chrome_trace.empty())
+    timed(report.phases, Phase::Output,
+          [&] { write_chrome_trace(inputs.run.chrome_trace, program, out.records.steps, machine.clock_frequency()); });
+  TimingReport timing = timed(report.phases, Phase::Records, [&] { return assemble_timing(program, out.records, fma_expected); });
   timing.clock_hz = machine.clock_frequency();
   timing.words_link_buffers = direction_count * static_cast<std::uint64_t>(machine.link_buffer(program.largest_block_words()));
   timing.simulation_seconds = out.engine->seconds();
@@ -201,17 +210,21 @@ namespace {
 template <class T>
 Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report,
                           const ProgressDisplay& progress) {
+  // Declared first, so destroyed last: started at the end, it times the destruction of the rest
+  // (the engine's modules, the Programs, the tensors).
+  std::optional<PhaseTimer> teardown;
+  PhaseTimes& phases = report.phases;
   const bool values = run.computes_values();
   // Timed only: no coefficient is read, so none is made (nor its inverse proved, an N^3 product).
-  const CoefficientSet<T> c = values ? make_coefficients<T>(run) : CoefficientSet<T>{};
+  const CoefficientSet<T> c = values ? timed(phases, Phase::Input, [&] { return make_coefficients<T>(run); }) : CoefficientSet<T>{};
   report.inverse_defects = c.defects;
-  const RunPrograms programs = build_programs(run, machine, report.transforms);
+  const RunPrograms programs = build_programs(run, machine, report.transforms, phases);
   const Program& program = programs.timed;
   // The DFT an FFT task computes is complex: refused in a real run even with values off.
   if (!program.ffts.empty() && !fft_type_problem<T>().empty())
     throw std::invalid_argument("algorithm '" + run.algorithm + "': " + fft_type_problem<T>());
   const bool split = is_complex_v<T> && machine.complex_cost() == 4;
-  HostData<T> host{values ? make_input<T>(run) : Tensor3<T>(), {}, {}};
+  HostData<T> host{values ? timed(phases, Phase::Input, [&] { return make_input<T>(run); }) : Tensor3<T>(), {}, {}};
   for (const TransformOutcome& o : report.transforms)
     host.coefficients.push_back(o.direction == TransformDirection::Forward ? c.forward : c.inverse);
   const bool inverse_last = report.transforms.back().direction == TransformDirection::Inverse;
@@ -220,13 +233,14 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
   const std::size_t multiply_adds = n[0] * n[1] * n[2] * (n[0] + n[1] + n[2]);  // 3N^4 for a cube
   std::uint64_t fma_expected = multiply_adds * cost * program.transforms.size();
   if (!program.ffts.empty()) {  // FFT tasks: the Program's own mode products and butterflies
+    const PhaseTimer counting(phases, Phase::Program);
     fma_expected = 0;
     for (std::uint32_t t = 0; t < program.transforms.size(); ++t) {
       const ProgramCounts counts = count(program, t);
       fma_expected += counts.scalar_multiply_adds * cost + counts.fft_butterflies * static_cast<std::uint64_t>(machine.fma_per_butterfly);
     }
   }
-  const TimedProgram timed = time_program(
+  const TimedProgram timed_run = time_program(
       {run, machine, fault, program, split,
        [&](std::size_t node) {
          return values && !programs.values_apart() ? make_datapath(program, node, host) : make_null_datapath(program, node, sizeof(T));
@@ -234,13 +248,16 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
        {},
        false},
       inverse_last, fma_expected, progress, report);
-  const std::unique_ptr<EngineRun>& engine = timed.engine;
-  const EngineRecords& records = timed.records;
+  const std::unique_ptr<EngineRun>& engine = timed_run.engine;
+  const EngineRecords& records = timed_run.records;
   report.timing->memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());
 
   std::optional<NodeBuffers<T>> computed;
-  if (values && programs.whole) computed = compute_values(*programs.whole, host, machine).buffers;
-  if (values && programs.layout) computed = execute_quotient(program, programs.node_blocks, host, machine.host_threads());
+  if (values && programs.whole)
+    computed = timed(phases, Phase::Values, [&] { return compute_values(*programs.whole, host, machine).buffers; });
+  if (values && programs.layout)
+    computed = timed(phases, Phase::Values,
+                     [&] { return execute_quotient(program, programs.node_blocks, host, machine.host_threads()); });
   std::vector<std::vector<T>> read_back(program.node_count());
   const BufferWords<T> words = [&](std::size_t node, std::uint32_t buffer) -> const T* {
     if (computed) return (*computed)[node][buffer].data();
@@ -252,6 +269,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
     return gather_output<T>(holder, *holder.output(name), words, layout);
   };
   if (computed) {
+    const PhaseTimer gathering(phases, Phase::Gather);
     gather = gather_all<T>(holder, words, machine.host_threads());
     computed.reset();
   }
@@ -265,19 +283,24 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
       continue;
     }
     std::vector<OutputBlock> layout;
-    result = gather(holder.transforms[t], &layout);
+    result = timed(phases, Phase::Gather, [&] { return gather(holder.transforms[t], &layout); });
     TransformOutcome& outcome = report.transforms[t];
     const auto& matrices = outcome.direction == TransformDirection::Forward ? c.forward : c.inverse;
-    check_against_golden(outcome, input, result, holder, layout, matrices, machine.host_threads(), &magnitudes[t]);
-    if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(holder, gather, t, input, result, matrices);
+    timed(phases, Phase::Check, [&] {
+      check_against_golden(outcome, input, result, holder, layout, matrices, machine.host_threads(), &magnitudes[t]);
+      if (!outcome.mismatch.empty()) outcome.mismatch += "; " + locate_wrong_stage(holder, gather, t, input, result, matrices);
+    });
     outcome.measured = measured_counts(program, records, static_cast<std::uint32_t>(t), report.fma_per_multiply_add);
     if (outcome.direction == TransformDirection::Forward) y_hat = result;
     input = result;
   }
   // Forward then inverse: the golden checks' magnitudes are |C| |x| and |D| |y_hat|.
   if (values && run.runs_forward() && run.runs_inverse())
-    report.round_trip = round_trip_error(result, host.input, magnitudes[0], magnitudes[1], c, machine.host_threads());
+    report.round_trip = timed(phases, Phase::Check, [&] {
+      return round_trip_error(result, host.input, magnitudes[0], magnitudes[1], c, machine.host_threads());
+    });
   report.timing->peak_memory_bytes = peak_resident_bytes();  // values and their check included
+  teardown.emplace(phases, Phase::Teardown);
   return result;
 }
 
@@ -300,8 +323,7 @@ RunReport simulate(const RunConfig& run, const MachineConfig& given, const Fault
   dispatch_scalar(scalar, [&]<class T>() {
     const Tensor3<T> result = run.is_matmul() ? simulate_matmul<T>(run, machine, fault, report, progress)
                                               : simulate_typed<T>(run, machine, fault, report, progress);
-    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    write_run_outputs(run, report, result);
+    write_run_outputs(run, report, result, start);
   });
   return report;
 }

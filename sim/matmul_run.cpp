@@ -1,6 +1,7 @@
 #include "sim/matmul_run.hpp"
 
 #include <numeric>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -11,18 +12,18 @@
 
 namespace torus {
 
-MatmulOutcome prepare_matmul(const RunConfig& run, Program& program) {
+MatmulOutcome prepare_matmul(const RunConfig& run, Program& program, PhaseTimes& phases) {
   MatmulOutcome outcome;
   outcome.problem = matmul_problem_of(run);
   const auto algorithm = make_matmul_algorithm(run.algorithm);
-  program = algorithm->build(outcome.problem);
-  const ProgramVerification verification = verify_program(program, 1);
+  program = timed(phases, Phase::Program, [&] { return algorithm->build(outcome.problem); });
+  const ProgramVerification verification = timed(phases, Phase::Verify, [&] { return verify_program(program, 1); });
   if (!verification.ok())
     throw std::logic_error("generated program is illegal: " + to_string(program, verification.violations.front()));
-  const AlgorithmCheck check = algorithm->check(outcome.problem);
+  const AlgorithmCheck check = timed(phases, Phase::Verify, [&] { return algorithm->check(outcome.problem); });
   outcome.violations = check.violation_count;
   if (!check.violations.empty()) outcome.first_violation = check.violations.front();
-  outcome.counts = count_matmul(program);
+  outcome.counts = timed(phases, Phase::Program, [&] { return count_matmul(program); });
   outcome.chosen = run.algorithm == "auto" ? chosen_matmul_algorithm(outcome.problem) : run.algorithm;
   if (is_ring_algorithm(run.algorithm)) {
     const RingPlan plan = plan_ring_matmul(outcome.problem, run.algorithm);
@@ -91,12 +92,20 @@ RunReport describe_matmul_run(const RunConfig& run, ScalarType scalar) {
 
 template <class T>
 Tensor3<T> matmul_functional(const RunConfig& run, RunReport& report) {
+  std::optional<PhaseTimer> teardown;  // first made, last destroyed: it times the others' destruction
+  PhaseTimes& phases = report.phases;
   Program program;
-  MatmulOutcome outcome = prepare_matmul(run, program);
-  const HostData<T> host{Tensor3<T>(), {}, make_operands<T>(run)};
-  Tensor3<T> c = execute_program(program, host).gather(program, matmul_output);
-  check_product(outcome, c, host.operands, program);
+  MatmulOutcome outcome = prepare_matmul(run, program, phases);
+  const HostData<T> host = timed(phases, Phase::Input, [&] { return HostData<T>{Tensor3<T>(), {}, make_operands<T>(run)}; });
+  std::optional<ProgramResult<T>> result = timed(phases, Phase::Simulate, [&] { return execute_program(program, host); });
+  Tensor3<T> c = timed(phases, Phase::Gather, [&] {
+    Tensor3<T> gathered = result->gather(program, matmul_output);
+    result.reset();  // the node buffers go before the golden product comes
+    return gathered;
+  });
+  timed(phases, Phase::Check, [&] { check_product(outcome, c, host.operands, program); });
   report.matmul = outcome;
+  teardown.emplace(phases, Phase::Teardown);
   return c;
 }
 

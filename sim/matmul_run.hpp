@@ -75,8 +75,9 @@ void check_product(MatmulOutcome& outcome, const Tensor3<T>& c, const std::vecto
 }
 
 // Builds the Program, runs the algorithm's proofs and the generic verifier, and reads off the
-// counts. A Program the verifier rejects is a bug in its generator: std::logic_error.
-MatmulOutcome prepare_matmul(const RunConfig& run, Program& program);
+// counts (phases program and verify). A Program the verifier rejects is a bug in its generator:
+// std::logic_error.
+MatmulOutcome prepare_matmul(const RunConfig& run, Program& program, PhaseTimes& phases);
 
 // The functional engine's matmul run (run_functional calls it for task: matmul): C, with the
 // outcome (counts, proofs, golden check) in report.matmul.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -48,11 +49,14 @@ RunReport describe_run(const RunConfig& config, ScalarType scalar) {
 }
 
 template <class T>
-void write_run_outputs(const RunConfig& config, const RunReport& report, const Tensor3<T>& result) {
+void write_run_outputs(const RunConfig& config, RunReport& report, const Tensor3<T>& result,
+                       std::chrono::steady_clock::time_point start) {
   if (!config.output.empty()) {
+    const PhaseTimer timer(report.phases, Phase::Output);
     if (config.is_matmul()) write_npy_matrix(config.output, result);  // C, m x n
     else write_npy(config.output, result);
   }
+  report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!config.report_json.empty()) write_file_atomically(config.report_json, to_json(report).dump(2) + "\n");
 }
 
@@ -79,23 +83,26 @@ bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport&
   if (config.is_matmul()) return true;  // its memory is checked when its Program is built
   // Decided before the host's memory where that is cheap: a run the simulated machine could not
   // hold is an answer about that machine, whatever this host could do.
-  const bool cheap = node_memory_is_cheap(config);
-  if (!cheap) check_memory(config, machine, complex_data);
-  report.node_memory = fit_in_node_memory(config, machine, report);
+  {
+    const PhaseTimer timer(report.phases, Phase::MemoryCheck);
+    const bool cheap = node_memory_is_cheap(config);
+    if (!cheap) check_memory(config, machine, complex_data);
+    report.node_memory = fit_in_node_memory(config, machine, report);
+    if (cheap && report.fits()) check_memory(config, machine, complex_data);
+  }
   if (!report.fits()) {
     report.values = config.computes_values();
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     write_unfit_report(config, report);
     return false;
   }
-  if (cheap) check_memory(config, machine, complex_data);
   return true;
 }
 
-template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<float>&);
-template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<double>&);
-template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<std::complex<float>>&);
-template void write_run_outputs(const RunConfig&, const RunReport&, const Tensor3<std::complex<double>>&);
+template void write_run_outputs(const RunConfig&, RunReport&, const Tensor3<float>&, std::chrono::steady_clock::time_point);
+template void write_run_outputs(const RunConfig&, RunReport&, const Tensor3<double>&, std::chrono::steady_clock::time_point);
+template void write_run_outputs(const RunConfig&, RunReport&, const Tensor3<std::complex<float>>&, std::chrono::steady_clock::time_point);
+template void write_run_outputs(const RunConfig&, RunReport&, const Tensor3<std::complex<double>>&, std::chrono::steady_clock::time_point);
 
 namespace {
 
@@ -117,9 +124,9 @@ ExecutionCounts measured_counts(const ProgramExecutionCounts& p) {
 // The algorithm's own proofs for one direction plus the generic verifier's verdict on the
 // whole Program (a broken Program puts every transform in doubt).
 void record_checks(TransformOutcome& outcome, const Algorithm& algorithm, TransformProblem problem,
-                   const Program& program, const ProgramVerification& verification) {
+                   const Program& program, const ProgramVerification& verification, PhaseTimes& phases) {
   problem.directions = {outcome.direction};
-  const AlgorithmCheck check = algorithm.check(problem);
+  const AlgorithmCheck check = timed(phases, Phase::Verify, [&] { return algorithm.check(problem); });
   outcome.schedule_violations = check.violation_count + verification.violation_count;
   if (!check.violations.empty()) outcome.first_violation = check.violations.front();
   else if (!verification.violations.empty()) outcome.first_violation = to_string(program, verification.violations.front());
@@ -130,31 +137,41 @@ void record_checks(TransformOutcome& outcome, const Algorithm& algorithm, Transf
 // the transform of what actually went in.
 template <class T>
 Tensor3<T> run_typed(const RunConfig& config, RunReport& report) {
-  const CoefficientSet<T> c = make_coefficients<T>(config);
+  // Declared first, so destroyed last: started at the end, it times the destruction of the rest.
+  std::optional<PhaseTimer> teardown;
+  PhaseTimes& phases = report.phases;
+  const CoefficientSet<T> c = timed(phases, Phase::Input, [&] { return make_coefficients<T>(config); });
   report.inverse_defects = c.defects;
   const TransformProblem problem = problem_of(config);
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
-  const Program program = algorithm->build(problem);
-  const ProgramVerification verification = verify_program(program, 1);
-  HostData<T> host{make_input<T>(config), {}, {}};
-  for (const TransformDirection d : problem.directions)
-    host.coefficients.push_back(d == TransformDirection::Forward ? c.forward : c.inverse);
-  const ProgramResult<T> result = execute_program(program, host);
+  const Program program = timed(phases, Phase::Program, [&] { return algorithm->build(problem); });
+  const ProgramVerification verification = timed(phases, Phase::Verify, [&] { return verify_program(program, 1); });
+  HostData<T> host = timed(phases, Phase::Input, [&] {
+    HostData<T> made{make_input<T>(config), {}, {}};
+    for (const TransformDirection d : problem.directions)
+      made.coefficients.push_back(d == TransformDirection::Forward ? c.forward : c.inverse);
+    return made;
+  });
+  const ProgramResult<T> result = timed(phases, Phase::Simulate, [&] { return execute_program(program, host); });
   Tensor3<T> current = host.input, y_hat;
   for (std::uint32_t t = 0; t < problem.directions.size(); ++t) {
     TransformOutcome outcome;
     outcome.direction = problem.directions[t];
-    outcome.expected = expected_counts(program, t);
-    record_checks(outcome, *algorithm, problem, program, verification);
+    outcome.expected = timed(phases, Phase::Program, [&] { return expected_counts(program, t); });
+    record_checks(outcome, *algorithm, problem, program, verification, phases);
     outcome.measured = measured_counts(result.per_transform.at(t));
     std::vector<OutputBlock> layout;
-    Tensor3<T> output = result.gather(program, to_string(outcome.direction), &layout);
-    check_against_golden(outcome, current, output, program, layout, host.coefficients[t]);
+    Tensor3<T> output =
+        timed(phases, Phase::Gather, [&] { return result.gather(program, to_string(outcome.direction), &layout); });
+    timed(phases, Phase::Check,
+          [&] { check_against_golden(outcome, current, output, program, layout, host.coefficients[t]); });
     report.transforms.push_back(outcome);
     if (outcome.direction == TransformDirection::Forward) y_hat = output;
     current = std::move(output);
   }
-  if (config.runs_forward() && config.runs_inverse()) report.round_trip = round_trip_error(current, host.input, y_hat, c);
+  if (config.runs_forward() && config.runs_inverse())
+    report.round_trip = timed(phases, Phase::Check, [&] { return round_trip_error(current, host.input, y_hat, c); });
+  teardown.emplace(phases, Phase::Teardown);
   return current;
 }
 
@@ -175,8 +192,7 @@ RunReport run_functional(const RunConfig& config, const MachineConfig& machine) 
   if (!admit_run(config, functional, report, scalar.domain == Domain::Complex, start)) return report;
   dispatch_scalar(scalar, [&]<class T>() {
     const Tensor3<T> result = config.is_matmul() ? matmul_functional<T>(config, report) : run_typed<T>(config, report);
-    report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    write_run_outputs(config, report, result);
+    write_run_outputs(config, report, result, start);
   });
   return report;
 }

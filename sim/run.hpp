@@ -14,6 +14,7 @@
 #include "sim/machine_config.hpp"
 #include "sim/node_capacity.hpp"
 #include "sim/matmul.hpp"
+#include "sim/phase_times.hpp"
 #include "sim/run_config.hpp"
 #include "sim/schedule.hpp"
 #include "sim/timing_report.hpp"
@@ -63,7 +64,8 @@ struct RunReport {
   std::vector<std::pair<std::string, std::string>> machine;  // timing parameters, as set
   std::string fault;  // what an injected fault did, or empty
   std::optional<TimingReport> timing;
-  double wall_seconds = 0;
+  double wall_seconds = 0;  // from validating the parameters to the result file written
+  PhaseTimes phases;        // where wall_seconds went (sim/phase_times.hpp)
   bool values = true;  // false: timed only (values: off), nothing computed or checked
   std::optional<NodeMemoryFit> node_memory;  // the fullest node's memory against node_memory_bytes
 
@@ -95,8 +97,10 @@ void write_unfit_report(const RunConfig& config, const RunReport& report);
 // complete and written, and nothing is to be simulated.
 bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport& report, bool complex_data,
                std::chrono::steady_clock::time_point start);
-// Writes config.output (the final result) and config.report_json.
+// Writes config.output (the final result; phase output), ends report.wall_seconds, counted
+// from `start`, and writes config.report_json, which holds it.
 template <class T>
-void write_run_outputs(const RunConfig& config, const RunReport& report, const Tensor3<T>& result);
+void write_run_outputs(const RunConfig& config, RunReport& report, const Tensor3<T>& result,
+                       std::chrono::steady_clock::time_point start);
 
 }  // namespace torus

@@ -60,7 +60,7 @@ inline nlohmann::json timing_machine_figures(nlohmann::json timing) {
 }
 
 inline nlohmann::json report_machine_figures(nlohmann::json report) {
-  for (const char* key : {"engine", "wall_seconds", "machine"}) report.erase(key);
+  for (const char* key : {"engine", "wall_seconds", "phase_seconds", "machine"}) report.erase(key);
   report["timing"] = timing_machine_figures(report["timing"]);
   return report;
 }

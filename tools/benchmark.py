@@ -18,7 +18,9 @@ machine and its load; run it on an idle machine and say which):
            nothing else, at the same moment of a shared machine.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget (--values off --direction forward: timing
-           only, one transform).
+           only, one transform), with the three phases outside the simulation that took
+           longest (the report's phase_seconds: building the Program, verifying it,
+           elaborating the SystemC modules, tearing them down, ...).
   event    the event engine: beside the SystemC engine at 512 and 4,096 nodes (values on, the
            same cycles required), with values off timing every node or one node for the torus
            (symmetry: auto) up to 262,144 nodes, and the exponents of its time fitted against
@@ -225,16 +227,23 @@ def scaling(args):
         print_walk(ff, walks[ff], per_round)
 
 
+def largest_phases(report, count=3):
+    """The phases outside the simulation that took longest, as "elaborate 12.3, verify 4.5"."""
+    phases = {k: v for k, v in report.get("phase_seconds", {}).items() if k != "simulate"}
+    largest = sorted(phases.items(), key=lambda kv: kv[1], reverse=True)[:count]
+    return ", ".join(f"{name} {seconds:.1f}" for name, seconds in largest) or "-"
+
+
 def growth(args):
-    print("| P | nodes | cycles | SystemC s | wall s | M node-cycles/s | peak MiB | KiB/node | Program MiB |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| P | nodes | cycles | SystemC s | wall s | largest other phases s | M node-cycles/s | peak MiB | KiB/node | Program MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for p in (int(v) for v in args.sizes.split(",")):
         report, wall = run(args.binary, problem(4 * p, p, args.direction) + ["--values", args.values], args.budget_seconds)
         if report is None:
-            print(f"| {p} | {p ** 3} | - | - | > {args.budget_seconds:.0f} | - | - | - | - |")
+            print(f"| {p} | {p ** 3} | - | - | > {args.budget_seconds:.0f} | - | - | - | - | - |")
             break
         t = report["timing"]
-        print(f"| {p} | {p ** 3} | {t['total_cycles']} | {t['simulation_seconds']:.1f} | {wall:.1f} | "
+        print(f"| {p} | {p ** 3} | {t['total_cycles']} | {t['simulation_seconds']:.1f} | {wall:.1f} | {largest_phases(report)} | "
               f"{t['node_cycles_per_second'] / 1e6:.2f} | {t['peak_memory_bytes'] / 2**20:.0f} | "
               f"{t['peak_memory_bytes'] / p ** 3 / 1024:.1f} | {t.get('memory', {}).get('program_bytes', 0) / 2**20:.0f} |",
               flush=True)

@@ -109,7 +109,7 @@ def transpose_rows(count, seed):
 
 def strip(report):
     report = dict(report)
-    for key in ("engine", "wall_seconds", "machine"):
+    for key in ("engine", "wall_seconds", "phase_seconds", "machine"):
         report.pop(key, None)
     timing = dict(report.get("timing", {}))
     for key in HOST_FIELDS:

@@ -52,11 +52,14 @@ class CycleRun final : public EngineRun {
         micro_(make_micro_schedule(in.machine.micro_schedule)),
         policy_(make_roll_policy(in.machine.roll_policy)),
         top_("torus", config_, in.program, *micro_, *policy_, in.split_complex, in.make_datapath) {
-    std::unique_ptr<VcdTrace> waveform;
-    if (!in.run.vcd_trace.empty()) waveform = std::make_unique<VcdTrace>(in.run.vcd_trace, top_);
-    const auto start = std::chrono::steady_clock::now();
+    if (!in.run.vcd_trace.empty()) waveform_ = std::make_unique<VcdTrace>(in.run.vcd_trace, top_);
+  }
+
+  // Runs the elaborated torus to its end; `phases` hears the time of sc_start.
+  void simulate(const FaultConfig& fault, PhaseTimes& phases) {
     // The kernel's "simulation stopped by user" note is expected: the torus stops itself.
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+    PhaseTimer timer(phases, Phase::Simulate);
     try {
       sc_core::sc_start();
     } catch (const sc_core::sc_report& report) {
@@ -66,9 +69,9 @@ class CycleRun final : public EngineRun {
       if (message.rfind(CycleLimitError::opening, 0) == 0) throw CycleLimitError(message);
       throw;
     }
-    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (waveform) waveform->finish();  // a stalled run keeps its waveform: it shows the stall
-    check_stall(in.fault);
+    seconds_ = std::chrono::duration<double>(timer.stop()).count();
+    if (waveform_) waveform_->finish();  // a stalled run keeps its waveform: it shows the stall
+    check_stall(fault);
   }
 
   const NodeDatapath& datapath(std::size_t node) const override { return top_.nodes[node].datapath(); }
@@ -149,6 +152,7 @@ class CycleRun final : public EngineRun {
   std::unique_ptr<MicroSchedule> micro_;
   std::unique_ptr<RollPolicy> policy_;
   TorusTop top_;
+  std::unique_ptr<VcdTrace> waveform_;
   double seconds_ = 0;
 };
 
@@ -163,7 +167,11 @@ std::unique_ptr<EngineRun> run_cycle_engine(const EngineInputs& inputs) {
   if (inputs.program.translation_quotient)
     throw std::invalid_argument("engine systemc simulates every node: give it the whole Program, not a translation quotient");
   require_fresh_systemc_kernel();
-  return std::make_unique<CycleRun>(inputs);
+  PhaseTimes unkept;  // for callers that keep no phases (tests of the engine alone)
+  PhaseTimes& phases = inputs.phases ? *inputs.phases : unkept;
+  auto run = timed(phases, Phase::Elaborate, [&] { return std::make_unique<CycleRun>(inputs); });
+  run->simulate(inputs.fault, phases);
+  return run;
 }
 
 }  // namespace torus

@@ -20,10 +20,12 @@ class EventRun final : public EngineRun {
   EventRun(const EngineInputs& in, const event::Params& params)
       : micro_(make_micro_schedule(in.machine.micro_schedule)),
         policy_(make_roll_policy(in.machine.roll_policy)),
-        engine_(in.program, params, *micro_, *policy_, in.make_datapath) {
-    const auto start = std::chrono::steady_clock::now();
+        engine_(in.program, params, *micro_, *policy_, in.make_datapath) {}
+  // Runs the engine to its end; `phases` hears the time it took.
+  void simulate(PhaseTimes& phases) {
+    PhaseTimer timer(phases, Phase::Simulate);
     engine_.run();
-    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    seconds_ = std::chrono::duration<double>(timer.stop()).count();
   }
   const NodeDatapath& datapath(std::size_t node) const override { return engine_.datapath(node); }
   EngineRecords records() const override { return engine_.records(); }
@@ -55,7 +57,11 @@ std::unique_ptr<EngineRun> run_event_engine(const EngineInputs& in) {
   params.per_word = machine.event_closed_forms == "off";
   if (params.fma_latency < 1 || params.link_latency < 1 || params.buffer_words < 1 || params.per_cycle < 1)
     throw std::invalid_argument("fma_latency, link_latency, link_buffer_words and fma_per_cycle must be at least 1");
-  return std::make_unique<EventRun>(in, params);
+  PhaseTimes unkept;  // for callers that keep no phases (tests of the engine alone)
+  PhaseTimes& phases = in.phases ? *in.phases : unkept;
+  auto run = timed(phases, Phase::Elaborate, [&] { return std::make_unique<EventRun>(in, params); });
+  run->simulate(phases);
+  return run;
 }
 
 }  // namespace torus
