@@ -206,7 +206,7 @@ std::string transform_text(const RunReport& r) {
                      extents_text(r.n), extents_or_edge(r.p), r.boundary == "torus" ? "" : " (" + r.boundary + ")", r.b, r.nodes(),
                      r.algorithm == "orbital" ? "" : "algorithm " + r.algorithm + ", ", r.transform, r.alpha, to_string(r.scalar));
   if (r.node_memory) out += fmt::format("node memory: {}\n", r.node_memory->describe());
-  if (!r.fits()) return out + phases_text(r) + fmt::format("result: DOES NOT FIT: not simulated ({:.3f} s)\n", r.wall_seconds);
+  if (!r.fits()) return out;  // nothing else to say: format_text gives the verdict
   out += fmt::format("input: {}\n", r.input);
   for (const TransformOutcome& t : r.transforms) {
     out += fmt::format("{}:\n", to_string(t.direction));
@@ -235,9 +235,11 @@ std::string format_text(const RunReport& r) {
   } else {
     out += transform_text(r);
   }
+  // Not simulated: no timing, no checks, and no PASS after the verdict.
+  if (!r.fits()) return out + phases_text(r) + fmt::format("result: DOES NOT FIT: not simulated ({:.3f} s)\n", r.wall_seconds);
   if (r.timing) out += timing_text(r, *r.timing);
   if (!r.fault.empty()) out += "injected fault: " + r.fault + "\n";
-  if (r.fits()) out += phases_text(r);  // else said before the verdict that it does not fit
+  out += phases_text(r);
   out += fmt::format("result: {}{} ({:.3f} s)\n", r.passed() ? "PASS" : "FAIL",
                      r.values ? "" : ", counts only: values off, nothing computed or checked", r.wall_seconds);
   return out;

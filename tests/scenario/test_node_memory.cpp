@@ -44,6 +44,8 @@ TEST_CASE("node_memory_bytes: the byte boundary decides, in every engine", "[sce
     CHECK(over.report["transforms"].empty());
     CHECK_FALSE(over.report.contains("timing"));
     CHECK(over.output.find("DOES NOT FIT in node_memory_bytes = 575 (1 bytes over); not simulated") != std::string::npos);
+    CHECK(over.output.find("result: DOES NOT FIT: not simulated") != std::string::npos);
+    CHECK(over.output.find("result: PASS") == std::string::npos);  // one verdict, not two
   }
 }
 
