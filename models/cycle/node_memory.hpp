@@ -150,16 +150,10 @@ class NodeMemory {
   // awaits_older for each) before the first that may not.
   std::size_t landable_prefix(std::uint32_t b, std::uint32_t first, std::int32_t step, std::size_t count, std::uint32_t generation,
                               Cycle first_arrival, Cycle spacing) const {
-    const BufferState& buf = buffers_[b];
-    const bool awaited = !buf.pending_sends.empty();
+    const bool awaited = !buffers_[b].pending_sends.empty();
     for (std::size_t k = 0; k < count; ++k) {
       const std::uint32_t word = word_of(first, step, k);
-      if (buf.words[word].owed != 0) return k;
-      if (buf.left_at) {
-        const Cycle left = left_at(buf, word);
-        if (left != never && left >= first_arrival + spacing * k) return k;
-      }
-      if (awaited && awaits_older(b, word, generation)) return k;
+      if (!word_replaceable(b, word, first_arrival + spacing * k) || (awaited && awaits_older(b, word, generation))) return k;
     }
     return count;
   }
