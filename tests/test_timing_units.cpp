@@ -181,7 +181,7 @@ TEST_CASE("analytic after_compute prediction and its exactness conditions", "[si
 
 TEST_CASE("link_bytes_per_cycle sets the words per cycle from the word size", "[sim][parameters]") {
   MachineConfig m;
-  m.link_words_per_cycle = "3";
+  m.link_words_per_cycle = std::string{"3"};  // moved in: GCC 12 misreads assigning a literal here (-Wrestrict)
   CHECK(m.for_word_bytes(8).link_words_per_cycle == "3");  // not set: words per cycle as given
   m.link_bytes_per_cycle = "1/2";  // Blue Gene/P: 425 MB/s at 850 MHz
   CHECK(m.for_word_bytes(8).link_rate() == Rational{1, 16});   // real double

@@ -129,7 +129,8 @@ class TransposeBuilder {
     std::string dirs;
     for (const TransformDirection d : problem_.directions) {
       program_.transforms.push_back(to_string(d));
-      dirs += (dirs.empty() ? "" : "+") + to_string(d);
+      if (!dirs.empty()) dirs += '+';
+      dirs += to_string(d);
     }
     program_.grid = grid_of(chain(0).L[0]);
     program_.description = fmt::format("{}, N={} on {} nodes, {}", plan_.description, extents_text(n()), processes(), dirs);
@@ -166,7 +167,7 @@ class TransposeBuilder {
     for (std::size_t k = 0; k < 3; ++k) {
       piece_kinds_[t][k] = add_kind(k == 2 ? to : from + std::string(k + 1, '\''), 3, 0, grid_of(c.G[k]));
       const BlockGrid rows_cols = coefficient_cut(c, k);
-      const std::string name = (forward ? "C" : "D") + std::to_string(c.a[k]);
+      const std::string name = fmt::format("{}{}", forward ? 'C' : 'D', c.a[k]);
       coefficient_kind[k] = add_kind(name, 2, c.a[k], rows_cols);
       matrix[k] = static_cast<std::uint16_t>(program_.host_arrays.size());
       program_.host_arrays.push_back({to_string(problem_.directions[t]) + " " + name, true, c.a[k], t, rows_cols, 0, false});

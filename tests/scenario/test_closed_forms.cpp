@@ -81,7 +81,8 @@ Configuration random_uneven(std::mt19937& rng, bool meshes) {
       uneven = uneven || rest != 0;
       smallest *= n / p;
       largest *= (n + p - 1) / p;
-      extents += (a ? "x" : "") + std::to_string(n);
+      if (a) extents += 'x';
+      extents += std::to_string(n);
     }
   }
   std::int64_t latency = draw(1, 6), per_cycle = std::stoi(pick(rng, {"1", "2", "4", "8"}));
