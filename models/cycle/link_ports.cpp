@@ -133,7 +133,7 @@ void LinkPorts::send(Cycle cycle) {
     context_.send_state_changed = false;
   }
   for (const std::size_t d : out_dirs_) {
-    if (owner_[d] == free_link && outgoing_[d].empty() && !routes_traffic_) continue;  // nothing could ask for it
+    if (owner_[d] == free_link && !routes_traffic_ && !asks_now(d, cycle)) continue;  // nothing could ask for it
     for (;;) {
       if (owner_[d] == free_link) grant(d, cycle);
       const int owner = owner_[d];
