@@ -149,6 +149,37 @@ TEST_CASE("the orbital schedule with uneven blocks on a cube: proved, and golden
   }
 }
 
+// The orbital builder reserves every list at its final size (no doubling, no copy to shrink),
+// so each capacity equals its size; a count off by one leaves a capacity that differs.
+TEST_CASE("the orbital builder sizes its message, route and task lists exactly", "[sim][shapes][orbital]") {
+  using D = TransformDirection;
+  const auto orbital = make_algorithm("orbital");
+  const auto exact = [](const Program& program) {
+    CHECK(program.messages.capacity() == program.messages.size());
+    CHECK(program.routes.capacity() == program.routes.size());
+    for (const NodeProgram& node : program.nodes) {
+      CHECK(node.tasks.capacity() == node.tasks.size());
+      CHECK(node.details.capacity() == node.details.size());
+    }
+  };
+  const Topology torus = Topology::Torus, mesh = Topology::Mesh;
+  const std::vector<std::tuple<TorusShape, Extents3, std::vector<D>>> cases{
+      {TorusShape::cube(3), {6, 6, 6}, {D::Forward, D::Inverse}},
+      {TorusShape::cube(4, mesh), {9, 8, 10}, {D::Forward}},
+      {TorusShape{3, 3, 3, {torus, mesh, torus}}, {7, 8, 9}, {D::Inverse, D::Forward}},
+      {TorusShape{2, 2, 2, {mesh, mesh, torus}}, {4, 5, 3}, {D::Forward}},
+      {TorusShape::cube(1), {3, 3, 3}, {D::Forward, D::Inverse}}};
+  for (const auto& [shape, n, directions] : cases) {
+    INFO("shape " << shape.p1 << "x" << shape.p2 << "x" << shape.p3 << " N=" << extents_text(n));
+    const TransformProblem problem{shape, BlockGrid::make(n, {std::size_t(shape.p1), std::size_t(shape.p2), std::size_t(shape.p3)}),
+                                   SchedulingVector::parse("+-+"), directions};
+    const Program program = orbital->build(problem);
+    REQUIRE(verify_program(program).ok());
+    exact(program);
+    if (problem.grid.even()) exact(orbital->build_quotient(problem));
+  }
+}
+
 TEST_CASE("process_grid: balanced derives P as MPI_Dims_create does: non-increasing, as equal as possible",
           "[sim][shapes][process_grid]") {
   using G = std::array<std::int64_t, 3>;

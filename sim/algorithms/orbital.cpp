@@ -43,12 +43,12 @@ class OrbitalBuilder {
 
   Program build() {
     declare();
+    reserve();
     std::size_t global = 0;
     for (std::size_t t = 0; t < schedules_.size(); ++t)
       for (std::size_t st = 0; st < 3; ++st)
         for (std::size_t step = 0; step < schedules_[t].stages[st].steps.size(); ++step) emit_step(t, st, step, global++);
     declare_outputs();
-    program_.shrink_to_fit();  // lists grew by doubling
     return std::move(program_);
   }
 
@@ -121,6 +121,43 @@ class OrbitalBuilder {
                                    static_cast<std::uint32_t>(s.stages[static_cast<std::size_t>(st)].number),
                                    s.stages[static_cast<std::size_t>(st)].mode, s.stages[static_cast<std::size_t>(st)].summary,
                                    static_cast<std::uint32_t>(s.stages[static_cast<std::size_t>(st)].steps.size())});
+  }
+
+  // Every list at its final size up front: grown by doubling, the pooled messages and routes and
+  // each node's tasks would hold up to three times their size while they move (at P = 60 the
+  // build, not the simulation, set the run's peak memory). emit_step adds per step and node one
+  // compute, and per moving roll one send and one receive; the first step of a transform adds
+  // the loads of its initial placements.
+  void reserve() {
+    std::size_t messages = 0, hops = 0, per_node_tasks = 0, per_node_details = 0;
+    std::map<Direction, std::size_t> hops_per_roll;  // summed over the nodes
+    std::vector<std::size_t> loads(node_count(), 0);
+    for (std::size_t t = 0; t < schedules_.size(); ++t) {
+      for (const Placement& p : schedules_[t].initial)
+        if (t == 0 || p.block.kind != schedules_[t].input_kind) ++loads[quotient_ ? 0 : shape().index_of(p.node)];
+      for (const ScheduleStage& stage : schedules_[t].stages)
+        for (const ScheduleStep& step : stage.steps) {
+          ++per_node_tasks;
+          ++per_node_details;
+          for (const Roll& roll : step.rolls) {
+            if (!moves(roll)) continue;
+            per_node_tasks += 2;
+            messages += node_count();
+            auto [at, added] = hops_per_roll.try_emplace(roll.direction, node_count());
+            if (added && !quotient_) {
+              at->second = 0;
+              for (std::size_t n = 0; n < node_count(); ++n) at->second += ring_route(shape(), shape().coord_of(n), roll.direction).size();
+            }
+            hops += at->second;
+          }
+        }
+    }
+    program_.messages.reserve(messages);
+    program_.routes.reserve(hops);
+    for (std::size_t n = 0; n < node_count(); ++n) {
+      program_.nodes[n].tasks.reserve(per_node_tasks + loads[n]);
+      program_.nodes[n].details.reserve(per_node_details + loads[n]);
+    }
   }
 
   // The kinds the step after `global` creates afresh (their arriving words are dead).
