@@ -19,6 +19,44 @@ namespace {
 
 using Holdings = std::vector<std::array<std::optional<BlockId>, block_kind_count>>;
 
+// Which step performed each (accumulator block, reduction block) multiply-add of a stage: P^4
+// of them, so kept dense, one int per pair of an accumulator kind whose indices lie on the
+// torus (a tree of them took a gigabyte and most of the check at P = 60); any other pair (a
+// broken schedule's) in a map.
+class PerformedSteps {
+ public:
+  explicit PerformedSteps(std::size_t p) : p_(p) {}
+
+  // Records step t for the pair unless a step already did it: then returns that step and false.
+  std::pair<int, bool> emplace(const BlockId& accumulator, int reduction, int t) {
+    const auto k = static_cast<std::size_t>(accumulator.kind);
+    if (!on_torus(accumulator, reduction)) {
+      const auto [it, inserted] = others_.emplace(std::make_pair(accumulator, reduction), t);
+      return {it->second, inserted};
+    }
+    if (dense_[k].empty()) dense_[k].assign(p_ * p_ * p_ * p_, not_yet);
+    std::size_t at = static_cast<std::size_t>(reduction);
+    for (const int i : accumulator.index) at = at * p_ + static_cast<std::size_t>(i);
+    int& step = dense_[k][at];
+    if (step != not_yet) return {step, false};
+    step = t;
+    ++dense_count_;
+    return {t, true};
+  }
+  std::size_t size() const { return dense_count_ + others_.size(); }
+
+ private:
+  static constexpr int not_yet = -1;
+  bool on_torus(const BlockId& block, int reduction) const {
+    const auto in = [this](int i) { return i >= 0 && static_cast<std::size_t>(i) < p_; };
+    return in(reduction) && in(block.index[0]) && in(block.index[1]) && in(block.index[2]);
+  }
+  std::size_t p_;
+  std::array<std::vector<int>, block_kind_count> dense_;
+  std::size_t dense_count_ = 0;
+  std::map<std::pair<BlockId, int>, int> others_;
+};
+
 class Replay {
  public:
   Replay(const Schedule& schedule, std::size_t max_reported)
@@ -61,7 +99,7 @@ class Replay {
       fail(stage_, -1, {}, "", "has " + std::to_string(stage.steps.size()) + " steps; P = " + std::to_string(p) + " needed");
     for (const Placement& c : stage.created) place(c, "accumulator");
     const Holdings at_start = held_;
-    std::map<std::pair<BlockId, int>, int> performed;  // (accumulator, reduction block) -> step
+    PerformedSteps performed(p);
     std::map<BlockId, std::size_t> contributions;
     std::set<BlockKind> rolled;
     for (std::size_t t = 0; t < stage.steps.size(); ++t) {
@@ -77,7 +115,7 @@ class Replay {
   }
 
   void check_ops(const ScheduleStage& stage, int t, const ScheduleStep& step,
-                 std::map<std::pair<BlockId, int>, int>& performed, std::map<BlockId, std::size_t>& contributions) {
+                 PerformedSteps& performed, std::map<BlockId, std::size_t>& contributions) {
     std::vector<int> ops_per_node(schedule_.shape.node_count(), 0);
     for (const BlockMultiplyAdd& op : step.ops) {
       ++report_.block_multiply_adds_checked;
@@ -97,10 +135,10 @@ class Replay {
       if (complete_.count(op.accumulator))
         fail(stage_, t, op.node, to_string(op.accumulator), "accumulated into after it was complete");
       const int reduction = op.operand.index[static_cast<std::size_t>(stage.mode - 1)];
-      const auto [it, inserted] = performed.emplace(std::make_pair(op.accumulator, reduction), t);
+      const auto [earlier, inserted] = performed.emplace(op.accumulator, reduction, t);
       if (!inserted)
         fail(stage_, t, op.node, to_string(op.accumulator),
-             "multiply-add with reduction block " + std::to_string(reduction) + " already done at step " + std::to_string(it->second));
+             "multiply-add with reduction block " + std::to_string(reduction) + " already done at step " + std::to_string(earlier));
       ++contributions[op.accumulator];
     }
     for (std::size_t i = 0; i < ops_per_node.size(); ++i)
@@ -129,8 +167,9 @@ class Replay {
   void apply_roll(int t, const Roll& roll) {
     ++report_.rolls_checked;
     const std::size_t kind = static_cast<std::size_t>(roll.kind);
-    Holdings next = held_;
-    for (auto& node_slots : next) node_slots[kind].reset();
+    // Only the rolled kind moves: its blocks gather here, and the other kinds' stay in place
+    // (a copy of every node's holdings per roll cost gigabytes at P = 60).
+    arriving_.assign(held_.size(), std::nullopt);
     for (std::size_t i = 0; i < held_.size(); ++i) {
       const NodeCoord from = schedule_.shape.coord_of(i);
       const auto& block = held_[i][kind];
@@ -140,11 +179,11 @@ class Replay {
       }
       // The next node of the ring (on a mesh axis the Program routes the roll the long way).
       const NodeCoord to = schedule_.shape.ring_neighbour(from, roll.direction);
-      auto& target = next[schedule_.shape.index_of(to)][kind];
+      auto& target = arriving_[schedule_.shape.index_of(to)];
       if (target) fail(stage_, t, to, to_string(*block), "arrives at a node that already holds " + to_string(*target));
       target = block;
     }
-    held_ = std::move(next);
+    for (std::size_t i = 0; i < held_.size(); ++i) held_[i][kind] = arriving_[i];
   }
 
   void check_home(const Holdings& at_start, const std::set<BlockKind>& rolled) {
@@ -158,7 +197,7 @@ class Replay {
       }
   }
 
-  void check_coverage(const ScheduleStage& stage, const std::map<std::pair<BlockId, int>, int>& performed,
+  void check_coverage(const ScheduleStage& stage, const PerformedSteps& performed,
                       const std::map<BlockId, std::size_t>& contributions) {
     const std::size_t p = static_cast<std::size_t>(schedule_.p());
     for (const Placement& c : stage.created) {
@@ -190,6 +229,7 @@ class Replay {
   const Schedule& schedule_;
   std::size_t max_reported_;
   Holdings held_;
+  std::vector<std::optional<BlockId>> arriving_;  // apply_roll's, kept between rolls
   std::set<BlockId> complete_;
   VerificationReport report_;
   int stage_ = 0;

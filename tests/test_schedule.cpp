@@ -121,6 +121,7 @@ TEST_CASE("a missing, doubled or wrong multiply-add is caught", "[sim][verifier]
     REQUIRE_FALSE(r.ok());
     CHECK(r.violations.front().stage == 3);
     CHECK_THAT(r.violations.front().message, Catch::Contains("performs 0 block multiply-adds"));
+    CHECK_THAT(all_violations(r), Catch::Contains("performed 15 distinct block multiply-adds; P^4 = 16 needed"));
   }
   SECTION("doubled op") {
     Schedule s = good;
@@ -128,6 +129,17 @@ TEST_CASE("a missing, doubled or wrong multiply-add is caught", "[sim][verifier]
     const VerificationReport r = verify_schedule(s);
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(all_violations(r), Catch::Contains("already done at step 0"));
+    CHECK_THAT(all_violations(r), Catch::Contains("performed 15 distinct block multiply-adds"));
+  }
+  SECTION("doubled op on an accumulator outside the torus: counted apart, caught the same") {
+    Schedule s = good;
+    s.stages[0].steps[0].ops[0].accumulator.index[0] = 7;
+    s.stages[0].steps[1].ops[0] = s.stages[0].steps[0].ops[0];
+    const VerificationReport r = verify_schedule(s);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(all_violations(r), Catch::Contains("already done at step 0"));
+    // The two ops on the stray block count once: 14 on the torus (of which one doubled away) and it.
+    CHECK_THAT(all_violations(r), Catch::Contains("performed 15 distinct block multiply-adds"));
   }
   SECTION("wrong coefficient block") {
     Schedule s = good;
