@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh refuses a bad argument before it builds anything: exit code 2 and a message
 # naming the argument, its value and what is allowed. Each case must fail that way; a case that
-# started a build (or exited otherwise) fails this test.
+# went on to build (or exited otherwise) fails this test.
 set -uo pipefail
-fuzz="$1/tools/fuzz.sh"
+# A copy of fuzz.sh beside a stub of the build it sources: a list it wrongly accepted reaches the
+# stub and fails at once (exit 97) instead of starting a clang build.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/tools"
+cp "$1/tools/fuzz.sh" "$scratch/tools/fuzz.sh"
+echo 'sanitizer_build() { echo "fuzz.sh went on to build" >&2; exit 97; }' >"$scratch/tools/sanitizer_build.sh"
+fuzz="$scratch/tools/fuzz.sh"
 failures=0
 refuses() {
   local expected="$1"
