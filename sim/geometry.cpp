@@ -67,6 +67,12 @@ std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from
   return std::vector<Direction>(static_cast<std::size_t>(shape.extent(axis_of(direction)) - 1), opposite(direction));
 }
 
+std::size_t ring_roll_hops(const TorusShape& shape, Direction direction) {
+  std::size_t hops = 0;
+  for (std::size_t n = 0; n < shape.node_count(); ++n) hops += ring_route(shape, shape.coord_of(n), direction).size();
+  return hops;
+}
+
 std::vector<Direction> shortest_route(const TorusShape& shape, const NodeCoord& from, const NodeCoord& to) {
   std::vector<Direction> route;
   for (const Axis axis : {Axis::Q, Axis::R, Axis::S}) {

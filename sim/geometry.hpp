@@ -74,6 +74,9 @@ struct TorusShape {
 // The route from `from` to its ring neighbour in `direction`: that one link, or on a mesh axis
 // where the wrap-around link does not exist, P_a - 1 hops the other way through the routers.
 std::vector<Direction> ring_route(const TorusShape& shape, const NodeCoord& from, Direction direction);
+// The hops of a whole roll: every node's ring_route in `direction`, summed (to size the Program's
+// pooled routes before it is built).
+std::size_t ring_roll_hops(const TorusShape& shape, Direction direction);
 
 // The route from `from` to `to` one axis at a time (Q, then R, then S), each the short way
 // round on a torus axis (the + way on a tie) and straight across on a mesh axis: the

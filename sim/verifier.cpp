@@ -20,20 +20,20 @@ namespace {
 using Holdings = std::vector<std::array<std::optional<BlockId>, block_kind_count>>;
 
 // Which step performed each (accumulator block, reduction block) multiply-add of a stage: P^4
-// of them, so kept dense, one int per pair of an accumulator kind whose indices lie on the
-// torus (a tree of them took a gigabyte and most of the check at P = 60); any other pair (a
-// broken schedule's) in a map.
+// of them (13 million a stage at P = 60, where a tree of them took about a gigabyte), so kept
+// dense, one int per pair of an accumulator kind whose indices lie on the torus; any other pair
+// (a broken schedule's) in a map.
 class PerformedSteps {
  public:
   explicit PerformedSteps(std::size_t p) : p_(p) {}
 
   // Records step t for the pair unless a step already did it: then returns that step and false.
   std::pair<int, bool> emplace(const BlockId& accumulator, int reduction, int t) {
-    const auto k = static_cast<std::size_t>(accumulator.kind);
     if (!on_torus(accumulator, reduction)) {
       const auto [it, inserted] = others_.emplace(std::make_pair(accumulator, reduction), t);
       return {it->second, inserted};
     }
+    const auto k = static_cast<std::size_t>(accumulator.kind);
     if (dense_[k].empty()) dense_[k].assign(p_ * p_ * p_ * p_, not_yet);
     std::size_t at = static_cast<std::size_t>(reduction);
     for (const int i : accumulator.index) at = at * p_ + static_cast<std::size_t>(i);
@@ -168,7 +168,7 @@ class Replay {
     ++report_.rolls_checked;
     const std::size_t kind = static_cast<std::size_t>(roll.kind);
     // Only the rolled kind moves: its blocks gather here, and the other kinds' stay in place
-    // (a copy of every node's holdings per roll cost gigabytes at P = 60).
+    // (a copy of every node's holdings per roll moved 35 MB at P = 60).
     arriving_.assign(held_.size(), std::nullopt);
     for (std::size_t i = 0; i < held_.size(); ++i) {
       const NodeCoord from = schedule_.shape.coord_of(i);

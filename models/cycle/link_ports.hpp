@@ -120,7 +120,7 @@ class LinkPorts : public LinkTaker {
   // Whether this node's own head message on free link `d` could ask for it (grant) or be
   // committed ahead (commit_ahead) in this cycle: both do nothing otherwise, and a compute
   // posts its sends long before they can leave, so asking every cycle cost a twentieth of a
-  // stepping node-cycle. For nodes no message passes through.
+  // stepping node-cycle's instructions. For nodes no message passes through.
   bool asks_now(std::size_t d, Cycle cycle) const {
     return !outgoing_[d].empty() && (retry_at_[d] <= cycle || (batching_ && retry_at_[d] != never));
   }

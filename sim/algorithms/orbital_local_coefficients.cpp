@@ -79,9 +79,7 @@ class LocalCoefficientBuilder {
         if (!rolls(f)) continue;
         const Axis axis = axis_of_mode(f.mode);
         const Direction direction = direction_along(axis, problem_.alpha.along(axis));
-        std::size_t per_step = node_count();
-        if (!quotient_)
-          for (std::size_t n = 0; n < node_count(); ++n) per_step += ring_route(shape(), shape().coord_of(n), direction).size() - 1;
+        const std::size_t per_step = quotient_ ? node_count() : ring_roll_hops(shape(), direction);
         messages += node_count() * static_cast<std::size_t>(steps_of(f));
         hops += per_step * static_cast<std::size_t>(steps_of(f));
       }
