@@ -71,7 +71,7 @@ class TypedDatapath final : public NodeDatapath {
   void write_run(std::uint32_t buffer, std::uint32_t first, std::int32_t step, const double* values, std::size_t parts,
                  std::size_t count) override {
     T* to = memory_[buffer].data();
-    for (std::size_t k = 0; k < count; ++k) to[word_of_run(first, step, k)] = from_complex<T>(value_of_run(values, parts, k));
+    for (std::size_t k = 0; k < count; ++k) to[run_word(first, step, k)] = from_complex<T>(run_value(values, parts, k));
   }
 
   void prefetch(std::uint32_t buffer, std::uint32_t first, std::size_t words, bool for_write) const override {

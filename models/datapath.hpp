@@ -11,6 +11,7 @@
 #include "sim/host_data.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/program.hpp"
+#include "models/word_run.hpp"
 
 namespace torus {
 
@@ -40,7 +41,7 @@ class NodeDatapath {
   }
   virtual void write_run(std::uint32_t buffer, std::uint32_t first, std::int32_t step, const double* values, std::size_t parts,
                          std::size_t count) {
-    for (std::size_t k = 0; k < count; ++k) write(buffer, word_of_run(first, step, k), value_of_run(values, parts, k));
+    for (std::size_t k = 0; k < count; ++k) write(buffer, run_word(first, step, k), run_value(values, parts, k));
   }
   // A hint before reading (or writing) `words` words of `buffer` from `first`: their memory is
   // asked for now (models/prefetch.hpp). Changes nothing.
@@ -52,15 +53,6 @@ class NodeDatapath {
   virtual std::size_t value_parts() const = 0;
   // False when it holds no values (values: off): an engine then need not list the fma it times.
   virtual bool holds_values() const { return true; }
-
- protected:
-  static std::uint32_t word_of_run(std::uint32_t first, std::int32_t step, std::size_t k) {
-    return first + static_cast<std::uint32_t>(step * static_cast<std::int64_t>(k));
-  }
-  static std::complex<double> value_of_run(const double* values, std::size_t parts, std::size_t k) {
-    if (parts == 0) return {};
-    return parts == 1 ? std::complex<double>(values[k]) : std::complex<double>(values[2 * k], values[2 * k + 1]);
-  }
 };
 
 // Throws std::invalid_argument for a real T when the Program has FFT tasks (the DFT is complex).

@@ -18,6 +18,7 @@
 #include "models/cycle/ring_queue.hpp"
 #include "models/prefetch.hpp"
 #include "models/narrow_cycle.hpp"
+#include "models/word_run.hpp"
 
 namespace torus {
 
@@ -33,12 +34,9 @@ struct CommittedRun {
   const double* values = nullptr;  // `parts` per word
   std::size_t parts = 0;
 
-  std::uint32_t index(std::size_t k) const { return first_index + static_cast<std::uint32_t>(index_step * static_cast<std::int64_t>(k)); }
+  std::uint32_t index(std::size_t k) const { return run_word(first_index, index_step, k); }
   Cycle arrival(std::size_t k) const { return first_arrival + spacing * k; }
-  std::complex<double> value(std::size_t k) const {
-    if (parts == 0) return {};
-    return parts == 1 ? std::complex<double>(values[k]) : std::complex<double>(values[2 * k], values[2 * k + 1]);
-  }
+  std::complex<double> value(std::size_t k) const { return run_value(values, parts, k); }
 };
 
 class LinkQueue {

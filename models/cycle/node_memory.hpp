@@ -25,6 +25,7 @@
 
 #include "models/narrow_cycle.hpp"
 #include "models/prefetch.hpp"
+#include "models/word_run.hpp"
 #include "models/cycle/systemc.hpp"
 #include "models/cycle/node_plan.hpp"
 #include "sim/program.hpp"
@@ -124,12 +125,12 @@ class NodeMemory {
                  Cycle first_ready, Cycle spacing) {
     BufferState& buf = buffers_[b];
     if (components_ > 1) {
-      for (std::size_t k = 0; k < count; ++k) store(b, word_of(first, step, k), generation, first_ready + spacing * k);
+      for (std::size_t k = 0; k < count; ++k) store(b, run_word(first, step, k), generation, first_ready + spacing * k);
       return;
     }
     const auto held = static_cast<std::uint16_t>(generation);  // allocate() saw it fits
     for (std::size_t k = 0; k < count; ++k) {
-      WordState& w = buf.words[word_of(first, step, k)];
+      WordState& w = buf.words[run_word(first, step, k)];
       w.ready = first_ready + spacing * k;
       w.generation = held;
     }
@@ -138,7 +139,7 @@ class NodeMemory {
     for (const BufferState::PendingSend& p : buf.pending_sends) {
       if (p.generation != generation) continue;
       for (std::size_t k = 0; k < count; ++k) {
-        const std::uint32_t word = word_of(first, step, k);
+        const std::uint32_t word = run_word(first, step, k);
         if (word >= p.words) continue;
         WordState& w = buf.words[word];
         if (w.owed == 0) ++buf.owed_words;
@@ -152,7 +153,7 @@ class NodeMemory {
                               Cycle first_arrival, Cycle spacing) const {
     const bool awaited = !buffers_[b].pending_sends.empty();
     for (std::size_t k = 0; k < count; ++k) {
-      const std::uint32_t word = word_of(first, step, k);
+      const std::uint32_t word = run_word(first, step, k);
       if (!word_replaceable(b, word, first_arrival + spacing * k) || (awaited && awaits_older(b, word, generation))) return k;
     }
     return count;
@@ -234,9 +235,6 @@ class NodeMemory {
   std::size_t bytes() const;
 
  private:
-  static std::uint32_t word_of(std::uint32_t first, std::int32_t step, std::size_t k) {
-    return first + static_cast<std::uint32_t>(step * static_cast<std::int64_t>(k));
-  }
   static constexpr Cycle max_offset = 0xFFFF;  // left cycles base to base + max_offset - 1 fit
   // Sets the word's left cycle where it does not fit: the base moves to the earliest cycle
   // held, or, if they still spread too wide, the buffer moves to 32-bit cycles.
