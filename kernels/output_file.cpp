@@ -92,6 +92,34 @@ void check_output_path(std::string_view key, const std::string& path) {
   ::unlink(probe.c_str());
 }
 
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  const fs::path x = output_target(a), y = output_target(b);
+  if (fs::exists(x, error) && fs::exists(y, error)) return fs::equivalent(x, y, error);
+  const fs::path cx = fs::weakly_canonical(fs::absolute(x, error), error);
+  const fs::path cy = fs::weakly_canonical(fs::absolute(y, error), error);
+  return cx.lexically_normal() == cy.lexically_normal();
+}
+
+}  // namespace
+
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const NamedPath& out = outputs[i];
+    if (out.path.empty()) continue;
+    const auto refuse = [&](const NamedPath& other, const char* role) {
+      throw std::invalid_argument(out.key + ": '" + out.path + "' is the same file as " + other.key + " ('" + other.path +
+                                  "'), which the run " + role + "; allowed: a path that no other input or output of the run names");
+    };
+    for (const NamedPath& in : inputs)
+      if (!in.path.empty() && same_file(out.path, in.path)) refuse(in, "reads");
+    for (std::size_t j = 0; j < i; ++j)
+      if (!outputs[j].path.empty() && same_file(out.path, outputs[j].path)) refuse(outputs[j], "also writes");
+  }
+}
+
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   try {
     target_ = output_target(path);

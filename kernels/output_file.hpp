@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace torus {
 
@@ -22,6 +23,17 @@ std::filesystem::path output_target(const std::string& path);
 // what is there is a regular file or nothing. Throws std::invalid_argument naming `key` (the
 // parameter), the path and what is allowed.
 void check_output_path(std::string_view key, const std::string& path);
+
+// A named path of a run: the parameter (or "scenario") and the path; empty paths are skipped.
+struct NamedPath {
+  std::string key;
+  std::string path;
+};
+// Refuses an output that names the same file as an input or as another output (a run once
+// replaced its own scenario file with its result): throws std::invalid_argument naming both
+// parameters and the path. The same file: equivalent when both exist, else the same path once
+// symbolic links are followed and it is made absolute and normal.
+void check_distinct_files(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 // One output file being written. Destroyed without commit(), it leaves nothing behind.
 class AtomicFile {

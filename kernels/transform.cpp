@@ -105,7 +105,10 @@ AxisTransforms parse_axis_transforms(std::string_view spec, const TransformOptio
     // One instance per distinct name, so a user matrix is read and inverted once.
     for (std::size_t earlier = 0; earlier < a && !result.axis[a]; ++earlier)
       if (names[earlier] == names[a]) result.axis[a] = result.axis[earlier];
-    if (!result.axis[a]) result.axis[a] = make_transform(names[a], options);
+    if (result.axis[a]) continue;
+    TransformOptions own = options;
+    if (options.axis_sizes[a] != 0) own.size = options.axis_sizes[a];
+    result.axis[a] = make_transform(names[a], own);
   }
   return result;
 }

@@ -33,6 +33,9 @@ struct TransformOptions {
   Normalisation normalisation = Normalisation::None;  // dft, dht, wht
   std::string user_matrix_path;                       // user
   std::size_t size = 0;  // N when known: a user matrix of another size is refused before it is inverted
+  // N_1, N_2, N_3 when known (0: not): parse_axis_transforms gives each transform the `size` of the
+  // first axis it serves, so that a non-cubic tensor's user matrix is size-checked before it is read.
+  std::array<std::size_t, 3> axis_sizes{0, 0, 0};
   double unit_roundoff = 0x1p-53;  // working precision; bounds how ill-conditioned a user matrix may be
 };
 

@@ -89,6 +89,9 @@ ScalarType validate_matmul(const RunConfig& run) {
     throw std::invalid_argument("domain: 'real' is not allowed with a complex input_a or input_b; allowed: auto or complex");
   if (!run.input.empty())
     throw std::invalid_argument("input: '" + run.input + "' is not allowed with task: matmul; allowed: input_a and input_b");
+  if (!run.user_matrix.empty())
+    throw std::invalid_argument("user_matrix: '" + run.user_matrix + "' is not allowed with task: matmul, which multiplies "
+                                "input_a by input_b; allowed: task: transform, or no user_matrix");
   check_files(run, {{"input_a", c.input_a}, {"input_b", c.input_b}});
   const MatmulProblem problem = matmul_problem_of(run);
   if (!run.chrome_trace.empty() && problem.shape.node_count() > 4096)

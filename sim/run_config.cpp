@@ -126,6 +126,7 @@ TransformOptions RunConfig::transform_options() const {
   options.normalisation = parse_normalisation(normalisation);
   options.user_matrix_path = user_matrix;
   options.size = n[0] == n[1] && n[1] == n[2] ? static_cast<std::size_t>(n[0]) : 0;
+  for (std::size_t a = 0; a < 3; ++a) options.axis_sizes[a] = static_cast<std::size_t>(n[a]);
   options.unit_roundoff = parse_precision(precision) == Precision::Single ? unit_roundoff<float>() : unit_roundoff<double>();
   return options;
 }
@@ -184,6 +185,13 @@ void check_files(const RunConfig& config, const std::vector<std::pair<const char
   for (const auto& [key, path] : {std::pair{"output", config.output}, std::pair{"report_json", config.report_json},
                                    std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
     check_writable(key, path);
+  std::vector<NamedPath> read;
+  for (const auto& [key, path] : inputs) read.push_back({key, path});
+  read.push_back({"user_matrix", config.user_matrix});
+  for (const std::string& file : config.scenario_files) read.push_back({"scenario", file});
+  check_distinct_files({{"output", config.output}, {"report_json", config.report_json}, {"chrome_trace", config.chrome_trace},
+                        {"vcd_trace", config.vcd_trace}},
+                       read);
 }
 
 ScalarType validate(const RunConfig& config) {
@@ -196,6 +204,11 @@ ScalarType validate(const RunConfig& config) {
   if (std::find(transforms_algorithms.begin(), transforms_algorithms.end(), config.algorithm) == transforms_algorithms.end())
     throw std::invalid_argument("algorithm: '" + config.algorithm + "' is not allowed with task: transform; allowed: " +
                                 join(transforms_algorithms, ", ") + " (or task: matmul)");
+  // Files of the other task would be ignored, a missing one unnoticed.
+  for (const auto& [key, path] : {std::pair{"input_a", config.matmul.input_a}, std::pair{"input_b", config.matmul.input_b}})
+    if (!path.empty())
+      throw std::invalid_argument(std::string(key) + ": '" + path + "' is not allowed with task: transform; allowed: task: matmul, "
+                                  "or no " + key + " (a transform's input is input)");
   check_process_grid(config);
   // Counts such as N1 N2 N3 (N1 + N2 + N3) multiply-adds stay well inside 64 bits.
   constexpr std::int64_t most_elements = std::int64_t{1} << 36;

@@ -42,6 +42,9 @@ struct RunConfig {
   std::string vcd_trace;
   std::int64_t max_memory = 0;
   std::string values = "on";
+  // Not a parameter: the scenario documents the run was configured from (the file and its
+  // includes), which no output may replace. Set by whoever loads them.
+  std::vector<std::string> scenario_files;
 
   // Declares every field above on `set`; `set` must not outlive this config.
   void declare(ParameterSet& set);

@@ -184,6 +184,7 @@ class Loader {
   void load(const std::string& path, int depth) {
     if (depth > 8) throw std::invalid_argument(path + ": includes nest more than 8 deep (an include cycle?)");
     const YAML::Node root = parse_document(path);
+    scenario_.files.push_back(path);
     if (root.IsNull()) return;
     if (!root.IsMap()) throw located(path, root, "a scenario is a map of parameter: value");
     refuse_repeated_keys(path, root);

@@ -33,6 +33,7 @@ struct SweepAxis {
 
 struct Scenario {
   std::string path;
+  std::vector<std::string> files;  // every document read: the file, then its includes as met
   std::string description;
   // Parameter settings in the order they apply (includes first), as key and text value.
   std::vector<std::pair<std::string, std::string>> settings;

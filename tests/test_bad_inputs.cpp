@@ -74,6 +74,56 @@ TEST_CASE("a user matrix of the wrong size is refused before it is inverted", "[
   CHECK_THAT(error_of([&] { validate(config); }), Catch::Contains("is 2 x 2 but N = 4"));
 }
 
+TEST_CASE("a text user matrix of the wrong shape is refused as soon as its rows show it", "[kernels][transform][user][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("a.txt");
+  // Millions of one-entry lines were all read (1.85 GB) before the size was looked at: the
+  // second row now tells, and the message gives rows and entries as they are.
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 100000; ++i) out << "1\n";
+  }
+  CHECK_THAT(user_matrix_error(path), Catch::Contains("user_matrix: '" + path + "' has more than 1 rows of 1 entries; a square matrix is needed"));
+  CHECK_THAT(user_matrix_error(path, 4), Catch::Contains("has more than 1 rows of 1 entries"));
+  std::ofstream(path) << "1 0 0 0 0 0\n";  // longer than N: refused within the line
+  CHECK_THAT(user_matrix_error(path, 4), Catch::Contains("user_matrix: '" + path + "' line 1 has more than 4 entries but N = 4; the matrix must be N x N"));
+  std::ofstream(path) << "1 0\n0 1 2\n";
+  CHECK_THAT(user_matrix_error(path), Catch::Contains("line 2 has 3 entries where the first row has 2; a square matrix is needed"));
+  std::ofstream(path) << "1 0 0\n0 1 0\n";
+  CHECK_THAT(user_matrix_error(path), Catch::Contains("has 2 rows of 3 entries; a square matrix is needed"));
+  std::ofstream(path) << "# nothing but a comment\n\n";
+  CHECK_THAT(user_matrix_error(path), Catch::Contains("holds no numbers; an N x N matrix is needed"));
+  std::ofstream(path) << "1 0\n0 1\n";
+  CHECK(user_matrix_error(path, 2) == "no error");
+}
+
+TEST_CASE("a .npy user matrix under another name is recognised, not read as text", "[kernels][transform][user][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("identity.dat");
+  write_bytes(path, npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", raw_bytes(std::vector<double>{1, 0, 0, 1})));
+  CHECK_THAT(user_matrix_error(path, 2), Catch::Contains("user_matrix: '" + path + "' is a .npy file; its name must end in .npy"));
+}
+
+TEST_CASE("a non-cubic tensor's user matrix is size-checked against its axes before it is inverted", "[kernels][transform][user][errors]") {
+  TempDir dir;
+  // Singular as well as the wrong size: inverting first would report the singularity.
+  const std::string text = dir.file("singular.txt");
+  std::ofstream(text) << "1 2\n2 4\n";
+  TransformOptions options;
+  options.user_matrix_path = text;
+  options.axis_sizes = {8, 8, 4};
+  CHECK_THAT(error_of([&] { parse_axis_transforms("user", options); }), Catch::Contains("is 2 x 2 but N = 8"));
+  CHECK_THAT(error_of([&] { parse_axis_transforms("dct,dct,user", options); }), Catch::Contains("is 2 x 2 but N = 4"));
+  // Through a run's validation, which knows N_1, N_2, N_3.
+  RunConfig config;
+  ParameterSet parameters;
+  config.declare(parameters);
+  for (const auto& [key, value] : {std::pair{"N", "8x8x4"}, std::pair{"P", "2"}, std::pair{"transform", "user"}})
+    parameters.set(key, value);
+  parameters.set("user_matrix", text);
+  CHECK_THAT(error_of([&] { validate(config); }), Catch::Contains("is 2 x 2 but N = 8"));
+}
+
 TEST_CASE("fault_node takes three whole coordinates and nothing else", "[sim][fault][errors]") {
   FaultConfig fault;
   ParameterSet parameters;

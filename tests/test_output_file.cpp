@@ -132,3 +132,47 @@ TEST_CASE("a write that fails for want of space is an error and leaves no file",
   CHECK_FALSE(fs::exists(path));
   CHECK(entries_in(dir) == 0);
 }
+
+namespace {
+
+std::string distinct_error(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  try {
+    check_distinct_files(outputs, inputs);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("an output may not name an input or another output, however it is spelt", "[output]") {
+  TempDir dir;
+  const std::string input = dir.file("input.npy"), scenario = dir.file("run.yaml");
+  std::ofstream(input) << "data";
+  std::ofstream(scenario) << "N: 8\n";
+  const std::string result = dir.file("result.npy");
+  CHECK(distinct_error({{"output", result}, {"report_json", dir.file("report.json")}, {"chrome_trace", ""}},
+                       {{"input", input}, {"scenario", scenario}, {"user_matrix", ""}}) == "(accepted)");
+  // The same spelling, another spelling of a file that exists, and of one that does not yet.
+  CHECK(distinct_error({{"output", scenario}}, {{"input", input}, {"scenario", scenario}}) ==
+        "output: '" + scenario + "' is the same file as scenario ('" + scenario +
+            "'), which the run reads; allowed: a path that no other input or output of the run names");
+  const std::string dotted = dir.path().string() + "/./input.npy";
+  CHECK_THAT(distinct_error({{"report_json", dotted}}, {{"input", input}}),
+             Catch::StartsWith("report_json: '" + dotted + "' is the same file as input ('" + input + "'), which the run reads"));
+  const std::string twice = dir.path().string() + "/sub/../result.npy";
+  fs::create_directory(dir.path() / "sub");
+  CHECK_THAT(distinct_error({{"output", result}, {"report_json", twice}}, {}),
+             Catch::StartsWith("report_json: '" + twice + "' is the same file as output ('" + result + "'), which the run also writes"));
+  // A symbolic link and a hard link to an input are that input.
+  const std::string soft = dir.file("soft.npy"), hard = dir.file("hard.npy");
+  fs::create_symlink(input, soft);
+  fs::create_hard_link(input, hard);
+  CHECK_THAT(distinct_error({{"output", soft}}, {{"input", input}}), Catch::Contains("is the same file as input"));
+  CHECK_THAT(distinct_error({{"output", hard}}, {{"input", input}}), Catch::Contains("is the same file as input"));
+  // A link whose target does not exist yet is still the file it would write.
+  const std::string dangling = dir.file("dangling.json");
+  fs::create_symlink(result, dangling);
+  CHECK_THAT(distinct_error({{"output", result}, {"report_json", dangling}}, {}), Catch::Contains("which the run also writes"));
+}

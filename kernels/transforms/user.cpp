@@ -2,9 +2,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <Eigen/LU>
 
@@ -33,7 +35,9 @@ bool parse_entry(std::string_view field, long double& value) {
   return ec == std::errc() && ptr == field.data() + field.size();
 }
 
-std::vector<long double> parse_row(const std::string& path, std::string line, std::size_t line_number) {
+// `limit`: the most entries a row may have (N when known); a longer one is refused before the
+// rest of it is read.
+std::vector<long double> parse_row(const std::string& path, std::string line, std::size_t line_number, std::size_t limit) {
   if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
   for (char& c : line)
     if (c == ',' || c == ';') c = ' ';
@@ -41,6 +45,10 @@ std::vector<long double> parse_row(const std::string& path, std::string line, st
   std::vector<long double> row;
   std::string field;
   while (fields >> field) {
+    if (row.size() == limit)
+      throw std::invalid_argument("user_matrix: '" + path + "' line " + std::to_string(line_number) + " has more than " +
+                                  std::to_string(limit) + " entries but N = " + std::to_string(limit) +
+                                  "; the matrix must be N x N");
     row.push_back(0);
     if (!parse_entry(field, row.back()))
       throw std::invalid_argument("user_matrix: '" + path + "' line " + std::to_string(line_number) + ": '" + field +
@@ -57,21 +65,38 @@ WideMatrix read_text_matrix(const std::string& path, std::size_t n) {
     throw std::invalid_argument("user_matrix: '" + path + "' must be a regular file of at most 256 MiB");
   std::ifstream in(path);
   if (!in) throw std::invalid_argument("user_matrix: '" + path + "' cannot be opened for reading");
+  // A .npy file under another name would otherwise be reported line by line as raw bytes.
+  char magic[6] = {};
+  in.read(magic, sizeof magic);
+  if (in.gcount() == sizeof magic && std::string_view(magic, sizeof magic) == "\x93NUMPY")
+    throw std::invalid_argument("user_matrix: '" + path + "' is a .npy file; its name must end in .npy to be read as one");
+  in.clear();
+  in.seekg(0);
+  // At most one row more than the first row is wide is read, and no row longer than N: a file of
+  // millions of one-entry lines once took 1.85 GB before its size was looked at.
   std::vector<std::vector<long double>> rows;
   std::string line;
-  for (std::size_t number = 1; std::getline(in, line); ++number)
-    if (auto row = parse_row(path, line, number); !row.empty()) rows.push_back(std::move(row));
+  const std::size_t limit = n != 0 ? n : std::numeric_limits<std::size_t>::max();
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    std::vector<long double> row = parse_row(path, line, number, limit);
+    if (row.empty()) continue;
+    if (!rows.empty() && row.size() != rows.front().size())
+      throw std::invalid_argument("user_matrix: '" + path + "' line " + std::to_string(number) + " has " +
+                                  std::to_string(row.size()) + " entries where the first row has " +
+                                  std::to_string(rows.front().size()) + "; a square matrix is needed");
+    rows.push_back(std::move(row));
+    if (rows.size() > rows.front().size())
+      throw std::invalid_argument("user_matrix: '" + path + "' has more than " + std::to_string(rows.front().size()) +
+                                  " rows of " + std::to_string(rows.front().size()) + " entries; a square matrix is needed");
+  }
+  if (rows.empty()) throw std::invalid_argument("user_matrix: '" + path + "' holds no numbers; an N x N matrix is needed");
+  if (rows.size() != rows.front().size())
+    throw std::invalid_argument("user_matrix: '" + path + "' has " + std::to_string(rows.size()) + " rows of " +
+                                std::to_string(rows.front().size()) + " entries; a square matrix is needed");
   check_rows(path, rows.size(), n);
   WideMatrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.size()));
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].size() != rows.size())
-      throw std::invalid_argument("user_matrix: '" + path + "' row " + std::to_string(i + 1) + " has " +
-                                  std::to_string(rows[i].size()) + " entries; a square " +
-                                  std::to_string(rows.size()) + " x " + std::to_string(rows.size()) +
-                                  " matrix is needed");
-    for (std::size_t j = 0; j < rows.size(); ++j)
-      m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
-  }
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    for (std::size_t j = 0; j < rows.size(); ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
   return m;
 }
 

@@ -175,3 +175,35 @@ TEST_CASE("one rule for exit codes: a malformed input file is an input problem l
   CHECK_THAT(help.output, Catch::Contains("2 input problems") && Catch::Contains("5 stalled") &&
                               Catch::Contains("A sweep exits with the largest exit code among its points"));
 }
+
+TEST_CASE("a run never writes over its own scenario, its inputs or one output with another", "[scenario][cli][errors]") {
+  TempDir dir;
+  const std::string scenario = dir.file("run.yaml");
+  const std::string text = "N: 8\nP: 2\nengine: event\ndirection: forward\n";
+  std::ofstream(scenario) << text;
+  const CliRun over_scenario = run_cli("run " + scenario + " --output " + scenario);
+  CHECK(over_scenario.exit_code == 2);
+  CHECK_THAT(over_scenario.output, Catch::Contains("output: '" + scenario + "' is the same file as scenario"));
+  CHECK(file_bytes(scenario) == text);
+  // An included document is read too.
+  const std::string machine = dir.file("machine.yaml"), with_include = dir.file("with_include.yaml");
+  std::ofstream(machine) << "fma_latency: 2\n";
+  std::ofstream(with_include) << "include: machine.yaml\nN: 8\nP: 2\nengine: event\n";
+  const CliRun over_include = run_cli("run " + with_include + " --output " + machine);
+  CHECK(over_include.exit_code == 2);
+  CHECK_THAT(over_include.output, Catch::Contains("is the same file as scenario ('" + machine + "')"));
+  CHECK(file_bytes(machine) == "fma_latency: 2\n");
+  const CliRun two_outputs = run_cli("run " + scenario + " --output " + dir.file("x.out") + " --chrome_trace " + dir.file("x.out"));
+  CHECK(two_outputs.exit_code == 2);
+  CHECK_THAT(two_outputs.output, Catch::Contains("chrome_trace: '" + dir.file("x.out") + "' is the same file as output"));
+}
+
+TEST_CASE("the other task's files are refused, not ignored", "[scenario][cli][errors]") {
+  TempDir dir;
+  const CliRun transform = run_cli("run --N 8 --P 2 --engine event --input_a " + dir.file("missing.npy"));
+  CHECK(transform.exit_code == 2);
+  CHECK_THAT(transform.output, Catch::Contains("input_a: '" + dir.file("missing.npy") + "' is not allowed with task: transform"));
+  const CliRun matmul = run_cli("run --task matmul --algorithm systolic --user_matrix " + dir.file("missing.txt"));
+  CHECK(matmul.exit_code == 2);
+  CHECK_THAT(matmul.output, Catch::Contains("user_matrix: '" + dir.file("missing.txt") + "' is not allowed with task: matmul"));
+}

@@ -149,9 +149,12 @@ int verify_schedules(const ScheduleQuery& q) {
   return code(all_ok ? ExitCode::Success : ExitCode::GoldenMismatch);
 }
 
-void apply(torus::ParameterSet& parameters, const std::string& scenario, const Settings& given) {
-  if (!scenario.empty()) torus::load_scenario(scenario, parameters);
+// Returns the scenario's documents (the file and its includes), which the run must not overwrite.
+std::vector<std::string> apply(torus::ParameterSet& parameters, const std::string& scenario, const Settings& given) {
+  std::vector<std::string> files;
+  if (!scenario.empty()) files = torus::load_scenario(scenario, parameters).files;
   for (const auto& [key, value] : given) parameters.set(key, value);
+  return files;
 }
 
 // Plots are drawn by tools/report.py with Debian's matplotlib, hence Debian's interpreter. It
@@ -335,7 +338,7 @@ int sc_main(int argc, char** argv) {
       sweep_options.executable = own_executable(argv[0]);
       return dry_run ? torus_cli::list_sweep(sweep_options) : torus_cli::sweep_command(sweep_options);
     }
-    apply(parameters, scenario, given);
+    config.scenario_files = apply(parameters, scenario, given);
     torus::check_engine(bundle.fault, machine.engine);
     const torus::RunReport report = machine.engine == "functional"
                                         ? torus::run_functional(config, machine)
