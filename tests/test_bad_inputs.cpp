@@ -17,6 +17,17 @@ using namespace torus;
 
 namespace {
 
+// What a run's validation says of transform user with this N and matrix file, on two nodes an axis.
+std::string validation_error(const std::string& n, const std::string& user_matrix) {
+  RunConfig config;
+  ParameterSet parameters;
+  config.declare(parameters);
+  for (const auto& [key, value] : {std::pair{"N", n}, std::pair{"P", std::string("2")}, std::pair{"transform", std::string("user")},
+                                   std::pair{"user_matrix", user_matrix}})
+    parameters.set(key, value);
+  return error_of([&] { validate(config); });
+}
+
 std::string user_matrix_error(const std::string& path, std::size_t size = 0) {
   TransformOptions options;
   options.user_matrix_path = path;
@@ -65,13 +76,7 @@ TEST_CASE("a user matrix of the wrong size is refused before it is inverted", "[
   CHECK_THAT(user_matrix_error(npy, 2), Catch::Contains("singular or badly conditioned"));  // the right size: inverted
 
   // Through a run's validation, which knows N.
-  RunConfig config;
-  ParameterSet parameters;
-  config.declare(parameters);
-  for (const auto& [key, value] : {std::pair{"N", "4"}, std::pair{"P", "2"}, std::pair{"transform", "user"}})
-    parameters.set(key, value);
-  parameters.set("user_matrix", text);
-  CHECK_THAT(error_of([&] { validate(config); }), Catch::Contains("is 2 x 2 but N = 4"));
+  CHECK_THAT(validation_error("4", text), Catch::Contains("is 2 x 2 but N = 4"));
 }
 
 TEST_CASE("a text user matrix of the wrong shape is refused as soon as its rows show it", "[kernels][transform][user][errors]") {
@@ -115,13 +120,7 @@ TEST_CASE("a non-cubic tensor's user matrix is size-checked against its axes bef
   CHECK_THAT(error_of([&] { parse_axis_transforms("user", options); }), Catch::Contains("is 2 x 2 but N = 8"));
   CHECK_THAT(error_of([&] { parse_axis_transforms("dct,dct,user", options); }), Catch::Contains("is 2 x 2 but N = 4"));
   // Through a run's validation, which knows N_1, N_2, N_3.
-  RunConfig config;
-  ParameterSet parameters;
-  config.declare(parameters);
-  for (const auto& [key, value] : {std::pair{"N", "8x8x4"}, std::pair{"P", "2"}, std::pair{"transform", "user"}})
-    parameters.set(key, value);
-  parameters.set("user_matrix", text);
-  CHECK_THAT(error_of([&] { validate(config); }), Catch::Contains("is 2 x 2 but N = 8"));
+  CHECK_THAT(validation_error("8x8x4", text), Catch::Contains("is 2 x 2 but N = 8"));
 }
 
 TEST_CASE("fault_node takes three whole coordinates and nothing else", "[sim][fault][errors]") {

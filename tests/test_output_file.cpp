@@ -28,13 +28,19 @@ std::size_t entries_in(const TempDir& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir.path()), fs::directory_iterator()));
 }
 
-std::string check_error(const std::string& path) {
+// The message of the std::invalid_argument `check` throws, or "(accepted)".
+template <class Check>
+std::string refusal_of(Check check) {
   try {
-    check_output_path("output", path);
+    check();
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
   return "(accepted)";
+}
+
+std::string check_error(const std::string& path) {
+  return refusal_of([&] { check_output_path("output", path); });
 }
 
 std::string write_error(const std::string& path) {
@@ -136,12 +142,7 @@ TEST_CASE("a write that fails for want of space is an error and leaves no file",
 namespace {
 
 std::string distinct_error(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
-  try {
-    check_distinct_files(outputs, inputs);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return refusal_of([&] { check_distinct_files(outputs, inputs); });
 }
 
 }  // namespace
