@@ -37,7 +37,7 @@ std::size_t RunShared::bytes() const {
 }
 
 Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
-           std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick, WakeCalendar& calendar,
+           std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event* tick, WakeCalendar& calendar,
            std::function<void(std::size_t, Cycle)> finished)
     : sc_core::sc_module(name),
       settings_(settings),
@@ -45,7 +45,6 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
       ports_(context_),
       sequencer_(context_, run.policy->waits_for_whole_blocks(),
                  [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
-      tick_(tick),
       calendar_(calendar),
       on_finished_(std::move(finished)) {
   make_ports(out, settings.out_mask);
@@ -69,15 +68,18 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   options.spawn_method();
   // A node that may sleep asks for each next clock edge itself, so that while it sleeps it
   // costs the clock nothing; one that steps every cycle is cheaper statically sensitive.
-  if (!fast_forward_enabled_) options.set_sensitivity(&tick_);
+  if (!fast_forward_enabled_) {
+    if (!tick) throw std::logic_error("node " + std::to_string(index) + " steps every cycle but the torus has no clock");
+    options.set_sensitivity(tick);
+  }
   sc_core::sc_spawn([this] { activate(); }, "tick", &options);
 }
 
 // Derived when asked rather than kept: every node would hold the same text.
-std::string Node::fast_forward_refusal() const {
-  if (!settings_.fast_forward) return "fast_forward is off";
-  if (settings_.fma_per_cycle != 1) return "fast-forward covers fma_per_cycle = 1 only";
-  if (!context_.run->policy->waits_for_whole_blocks()) return "fast-forward covers roll_policy after_compute only";
+std::string Node::fast_forward_refusal(const NodeSettings& settings, const RollPolicy& policy) {
+  if (!settings.fast_forward) return "fast_forward is off";
+  if (settings.fma_per_cycle != 1) return "fast-forward covers fma_per_cycle = 1 only";
+  if (!policy.waits_for_whole_blocks()) return "fast-forward covers roll_policy after_compute only";
   return {};
 }
 

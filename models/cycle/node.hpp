@@ -44,10 +44,11 @@ class Node : public sc_core::sc_module, public Wakeable {
   sc_core::sc_port<LinkSendIf>* out_port(std::size_t d) { return port_of(out, settings_.out_mask, d); }
   sc_core::sc_port<LinkReceiveIf>* in_port(std::size_t d) { return port_of(in, settings_.in_mask, d); }
 
-  // `tick` fires once per cycle (the clock's rising edge); `calendar` wakes the node when it
-  // sleeps; `finished` is called once.
+  // `tick` fires once per cycle (the clock's rising edge), for a node that steps every cycle
+  // (null when no node does: a logic error for one that must); `calendar` wakes the node when
+  // it sleeps; `finished` is called once.
   Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
-       std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event& tick, WakeCalendar& calendar,
+       std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event* tick, WakeCalendar& calendar,
        std::function<void(std::size_t, Cycle)> finished);
 
   std::size_t index() const { return context_.index; }
@@ -78,7 +79,9 @@ class Node : public sc_core::sc_module, public Wakeable {
   std::pair<std::size_t, std::string> waits_on() const;
   std::uint32_t awaited_message() const;  // the message behind waits_on(), or no_task
   // Why fast-forward could not engage for this run's settings, or empty when it could.
-  std::string fast_forward_refusal() const;
+  std::string fast_forward_refusal() const { return fast_forward_refusal(settings_, *context_.run->policy); }
+  // The same, before a node is made: a node it refuses steps every cycle on the clock.
+  static std::string fast_forward_refusal(const NodeSettings& settings, const RollPolicy& policy);
   // For waveforms: whether an fma issued this cycle, and the cycle's class (0 busy,
   // 1 dependency, 2 operands, 3 back-pressure, 4 idle).
   const bool& trace_busy() const { return trace_busy_; }
@@ -131,7 +134,6 @@ class Node : public sc_core::sc_module, public Wakeable {
   FmaPipeline pipeline_;
   LinkPorts ports_;
   TaskSequencer sequencer_;
-  const sc_core::sc_event& tick_;
   WakeCalendar& calendar_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;

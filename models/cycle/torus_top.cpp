@@ -38,8 +38,8 @@ Traffic traffic_of(const Program& program) {
 TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config, const Program& program,
                    const MicroSchedule& micro_schedule, const RollPolicy& policy, bool split_complex,
                    const DatapathFactory& make_datapath)
-    : sc_core::sc_module(name), clock("clock", sc_core::sc_time(1, sc_core::SC_NS)),
-      wake_calendar("wake_calendar", clock.period().value()),
+    : sc_core::sc_module(name),
+      wake_calendar("wake_calendar", period_ticks()),
       nodes("node"), config_(config) {
   shared_.program = &program;
   shared_.receive_of = receive_tasks(program);
@@ -63,21 +63,23 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
     completion_cycle_ = std::max(completion_cycle_, cycle);
     if (++finished_nodes_ == nodes.size()) sc_core::sc_stop();
   };
-  const Cycle period = clock.period().value();
-  nodes.init(count, [&](const char* node_name, std::size_t i) {
+  const auto settings_of = [&](std::size_t i) {
     const bool stepping = std::find(config.stepping_nodes.begin(), config.stepping_nodes.end(), i) != config.stepping_nodes.end();
-    const NodeSettings settings{period,          config.fma_latency, config.fma_per_cycle,
-                                config.fast_forward && !stepping, traffic.out[i], traffic.in[i],
-                                traffic.passes[i], config.trace_tasks, config.step_spans};
-    return new Node(node_name, i, shared_, settings, make_datapath(i), clock.posedge_event(), wake_calendar, finished);
+    return NodeSettings{period_ticks(),  config.fma_latency, config.fma_per_cycle,
+                        config.fast_forward && !stepping, traffic.out[i], traffic.in[i],
+                        traffic.passes[i], config.trace_tasks, config.step_spans};
+  };
+  for (std::size_t i = 0; i < count && !clock; ++i)
+    if (!Node::fast_forward_refusal(settings_of(i), policy).empty()) clock = std::make_unique<sc_core::sc_clock>("clock", sc_core::sc_time(1, sc_core::SC_NS));
+  const sc_core::sc_event* tick = clock ? &clock->posedge_event() : nullptr;
+  nodes.init(count, [&](const char* node_name, std::size_t i) {
+    return new Node(node_name, i, shared_, settings_of(i), make_datapath(i), tick, wake_calendar, finished);
   });
   std::vector<Wakeable*> woken(count);
   for (std::size_t i = 0; i < count; ++i) woken[i] = &nodes[i];
   wake_calendar.attach(std::move(woken), Node::hot_bytes());
   sc_core::sc_spawn_options options;
-  options.spawn_method();
-  options.dont_initialize();
-  options.set_sensitivity(&clock.posedge_event());
+  options.spawn_method();  // first at cycle 0, then at the cycles watch() asks for
   sc_core::sc_spawn([this] { watch(); }, "watchdog", &options);
   std::vector<bool> used(count * direction_count, false);
   for (std::size_t i = 0; i < count; ++i)
@@ -152,17 +154,29 @@ std::string TorusTop::fault_record() const {
   return fmt::format("flipped bit {} of {}: {} became {}", link.fault()->bit, what, r.word.value.real(), r.became);
 }
 
+// Runs at cycles that are multiples of 64: every one when a progress display listens, else
+// only at the first that could see a stall. The run stalls at the first multiple of 64 that is
+// at least watchdog_cycles and at least watchdog_cycles after the last progress; since progress
+// only grows, no multiple before the deadline computed from the progress known so far can be
+// that one, and looking only there finds the same cycle.
 void TorusTop::watch() {
+  constexpr Cycle every = 64;
   const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks();
-  // Look at the nodes only now and then: progress is rare to lose and costly to poll.
-  if (completed() || cycle % 64 != 0) return;
+  if (completed()) return;
   if (config_.on_progress) config_.on_progress(cycle);
-  if (cycle < config_.watchdog_cycles) return;
-  Cycle last_progress = 0;
-  // Indices, not a range loop: sc_vector's iterator comparison is ambiguous under C++20's
-  // reversed operators (clang warns).
-  for (std::size_t i = 0; i < nodes.size(); ++i) last_progress = std::max(last_progress, nodes[i].last_progress());
-  if (cycle < last_progress + config_.watchdog_cycles) return;
+  if (cycle >= watch_deadline_) {
+    Cycle last_progress = 0;
+    // Indices, not a range loop: sc_vector's iterator comparison is ambiguous under C++20's
+    // reversed operators (clang warns).
+    for (std::size_t i = 0; i < nodes.size(); ++i) last_progress = std::max(last_progress, nodes[i].last_progress());
+    const Cycle due = std::max<Cycle>(config_.watchdog_cycles, last_progress + config_.watchdog_cycles);
+    watch_deadline_ = (due + every - 1) / every * every;
+  }
+  if (cycle < watch_deadline_) {
+    const Cycle next = config_.on_progress ? cycle + every : watch_deadline_;
+    next_trigger(sc_core::sc_time::from_value((next - cycle) * period_ticks()));
+    return;
+  }
   watchdog_fired_ = true;
   // The nodes that got least far come first: the cause of a stall is usually among them.
   std::vector<const Node*> waiting;

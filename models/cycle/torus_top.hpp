@@ -37,7 +37,8 @@ struct TopConfig {
   Direction fault_link = Direction::PlusQ;
   Cycle fault_cycle = 0;
   int fault_bit = 52;
-  // Called every 64 cycles with the cycle, for a progress display; empty: not called.
+  // Called every 64 cycles with the cycle, for a progress display; empty: not called (the
+  // watchdog then looks at the run only when a stall could be due).
   std::function<void(Cycle)> on_progress;
 };
 
@@ -74,7 +75,10 @@ class TorusTop : public sc_core::sc_module {
            const MicroSchedule& micro_schedule, const RollPolicy& policy, bool split_complex,
            const DatapathFactory& make_datapath);
 
-  sc_core::sc_clock clock;
+  // Made only when some node steps every cycle (fast-forward off or refused) and so needs each
+  // rising edge; the others are woken by the calendar for the cycles they ask for, and a run in
+  // which every node sleeps (a slow link's gaps, a stall) skips to the next cycle anything is due.
+  std::unique_ptr<sc_core::sc_clock> clock;
   WakeCalendar wake_calendar;
   sc_core::sc_vector<Node> nodes;
 
@@ -92,7 +96,8 @@ class TorusTop : public sc_core::sc_module {
   const std::vector<std::string>& stall_report() const { return stall_report_; }
   // After the watchdog fired: the cycle (or chain) of waits from the least advanced node.
   const std::string& wait_chain() const { return wait_chain_; }
-  Cycle period_ticks() const { return clock.period().value(); }
+  // SystemC time units in one cycle (a cycle is 1 ns).
+  static Cycle period_ticks() { return sc_core::sc_time(1, sc_core::SC_NS).value(); }
   // Whether the nodes keep per-step spans (a Chrome trace, or per-task traces for tests).
   bool keeps_step_spans() const { return config_.step_spans || config_.trace_tasks; }
   // Bytes of the tables the nodes share (per message, per kernel) and of the idle link.
@@ -115,6 +120,7 @@ class TorusTop : public sc_core::sc_module {
   std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;
   TopConfig config_;
+  Cycle watch_deadline_ = 0;  // no stall can be found before this cycle (watch())
   std::size_t finished_nodes_ = 0;
   Cycle completion_cycle_ = 0;
   bool watchdog_fired_ = false;

@@ -45,7 +45,8 @@ VcdTrace::VcdTrace(const std::string& path, const TorusTop& top) : file_(path), 
   sc_core::sc_spawn_options options;
   options.spawn_method();
   options.dont_initialize();
-  options.set_sensitivity(&top.clock.negedge_event());
+  if (!top.clock) throw std::logic_error("vcd_trace: the torus has no clock (a waveform needs every node to step every cycle)");
+  options.set_sensitivity(&top.clock->negedge_event());
   sc_core::sc_spawn([this] { sample(); }, "vcd_trace", &options);
 }
 

@@ -150,7 +150,8 @@ struct Machine {
   std::string fast_forward = "on";  // SystemC only
 };
 
-// Runs `program` and returns {"total": cycles, "nodes": [[{"first", "last", "count"} per task]]}.
+// Runs `program` and returns {"total": cycles, "nodes": [[{"first", "last", "count"} per task]]},
+// with whether the torus had a clock ("clock") and the cycle SystemC stopped at ("ended_at").
 nlohmann::json time_program(const Program& program, const Machine& machine);
 // The same in this process: at most once per process (require_fresh_systemc_kernel).
 nlohmann::json time_program_here(const Program& program, const Machine& machine);

@@ -15,9 +15,11 @@
 using namespace torus;
 
 TEST_CASE("a long run on a terminal shows simulated cycles, the share of the estimate and an ETA", "[scenario][progress]") {
-  // One word per million cycles per link: this run would take many minutes; it is stopped as
-  // soon as its first progress line has been seen.
-  std::vector<std::string> args = {torus_sim_executable(), "run", "--N", "8", "--P", "2", "--link_words_per_cycle", "1/1000000"};
+  // One word per million cycles per link, every node stepping every cycle (fast-forward would
+  // skip the idle cycles): this run would take many minutes; it is stopped as soon as its first
+  // progress line has been seen.
+  std::vector<std::string> args = {torus_sim_executable(), "run", "--N", "8", "--P", "2", "--link_words_per_cycle", "1/1000000",
+                                   "--fast_forward", "off"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
