@@ -6,7 +6,9 @@
 #include <array>
 #include <complex>
 #include <random>
+#include <cmath>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -99,6 +101,23 @@ ErrorReport compare_to_golden_with_ffts(const Tensor3<T>& result, const Tensor3<
   return compare_to_golden_per_stage(result, golden, magnitude, stages, own);
 }
 
+// A finite input whose transform overflows the working precision has no golden value to check
+// against: an input problem (exit 2), not a mismatch of the simulated machine.
+template <class T>
+void require_finite_golden(const Tensor3<T>& golden) {
+  const Extents3& n = golden.extents();
+  for (std::size_t k = 0; k < n[2]; ++k)
+    for (std::size_t j = 0; j < n[1]; ++j)
+      for (std::size_t i = 0; i < n[0]; ++i) {
+        const auto value = static_cast<std::complex<double>>(golden(i, j, k));
+        if (std::isfinite(value.real()) && std::isfinite(value.imag())) continue;
+        throw std::invalid_argument(
+            "input: the golden transform of this input overflows the working precision (element (" + std::to_string(i) + "," +
+            std::to_string(j) + "," + std::to_string(k) + ") is not finite); allowed: an input and transform (user_matrix) whose "
+            "result stays within the range of " + (sizeof(real_t<T>) == sizeof(float) ? "float (3.4e38)" : "double (1.8e308)"));
+      }
+}
+
 // Compares one simulated transform of `input` with the golden reference and names the first
 // output block beyond its bound and the node that holds it, and every affected block: the
 // layout gives each output block's node and tag, printed as the Program names them ("first
@@ -112,6 +131,7 @@ void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, co
                           const std::array<Matrix<T>, 3>& matrices, unsigned threads = 1,
                           Tensor3<double>* magnitude_out = nullptr) {
   const Tensor3<T> golden = golden_transform(input, matrices, threads);
+  require_finite_golden(golden);
   const Tensor3<double> magnitude = absolute_transform(input, matrices, threads);
   if (magnitude_out) *magnitude_out = magnitude;
   outcome.error = program.ffts.empty() ? compare_to_golden(result, golden, magnitude)

@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include <random>
 #include <tuple>
 #include <vector>
@@ -34,6 +37,11 @@ TEST_CASE("an element just beyond its bound fails and is located", "[sim][accura
   CHECK_FALSE(e.within_tolerance());
   CHECK(e.first_failure == Extents3{2, 0, 1});
   CHECK(e.max_bound_ratio == Approx(1.01));
+  // A NaN result is an infinite error, not a largest error of 0 that fails.
+  result(0, 1, 2) = std::numeric_limits<double>::quiet_NaN();
+  const ErrorReport with_nan = compare_to_golden(result, golden, magnitude);
+  CHECK_FALSE(with_nan.within_tolerance());
+  CHECK(std::isinf(with_nan.max_abs_error));
 }
 
 TEST_CASE("a wrong coefficient block on one axis is caught by the golden check", "[sim][accuracy]") {

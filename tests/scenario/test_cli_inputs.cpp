@@ -78,6 +78,26 @@ TEST_CASE("non-finite input is refused before simulating, not blamed on the toru
   CHECK(run_cli("run --N 4 --P 2 --precision double --input " + path).exit_code == 0);
 }
 
+TEST_CASE("a finite input whose transform overflows is an input problem, not a mismatch", "[scenario][cli][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("x.npy");
+  // Every element 1e308: the DCT's first stage already sums past the largest double. The golden
+  // reference has no finite value to compare with, so the simulated machine is not blamed (exit 3).
+  std::vector<std::pair<std::size_t, double>> huge;
+  for (std::size_t at = 0; at < 64; ++at) huge.emplace_back(at, 1e308);
+  write_bytes(path, f8_tensor(4, huge));
+  for (const char* engine : {"systemc", "event", "functional"}) {
+    const CliRun run = run_cli("run --N 4 --P 2 --direction forward --engine " + std::string(engine) + " --input " + path);
+    INFO(engine << ": " << run.output);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.output, Catch::Contains("input: the golden transform of this input overflows the working precision (element (") &&
+                               Catch::Contains("is not finite); allowed: an input and transform (user_matrix) whose result stays "
+                                               "within the range of double (1.8e308)"));
+  }
+  write_bytes(path, f8_tensor(4, {{0, 1e300}}));  // large, but its transform fits
+  CHECK(run_cli("run --N 4 --P 2 --direction forward --input " + path).exit_code == 0);
+}
+
 // gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool built_with_address_sanitizer = true;
