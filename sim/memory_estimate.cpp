@@ -284,10 +284,12 @@ void check_memory(const RunConfig& run, const MachineConfig& machine, bool compl
 MemoryEstimate estimate_schedule_command(std::string_view command, std::string_view format, std::int64_t p,
                                          std::size_t directions) {
   // Peak bytes per P^4 and direction, measured with /usr/bin/time at P = 12 to 24 and raised by
-  // half like the run's estimate: a proof keeps one schedule and its bookkeeping; text and JSON
-  // are built whole before they are printed (JSON as a tree of objects first).
+  // half like the run's estimate: a proof keeps one schedule and its bookkeeping; a schedule's
+  // text and JSON are built whole before they are printed (JSON as a tree of objects first); a
+  // Program is written as it is made (write_text, write_json), so it is held once: 1.1 KB per P^4
+  // and direction for the orbital Program at P = 20, either format.
   const bool json = format == "json";
-  const double per_p4 = command == "verify" ? 450 : command == "schedule" ? (json ? 12000 : 800) : (json ? 40000 : 7500);
+  const double per_p4 = command == "verify" ? 450 : command == "schedule" ? (json ? 12000 : 800) : 1700;
   const double p4 = std::pow(static_cast<double>(p), 4);
   MemoryEstimate e;
   e.what = "torus-sim " + std::string(command);

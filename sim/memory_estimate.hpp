@@ -34,8 +34,9 @@ void check_memory(const RunConfig& run, const MachineConfig& machine, bool compl
 void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller);
 
 // What `torus-sim schedule`, `verify` and `program` (`command`) need at torus edge P, in
-// `format` ("text" or "json"), for `directions` transforms: their output is built whole, so
-// P = 128 once took 8 GB before printing a line.
+// `format` ("text" or "json"), for `directions` transforms: a schedule's output is built whole
+// (P = 128 once took 8 GB before printing a line); a Program's is written as it is made. Fitted
+// to the orbital schedule: an algorithm of many more messages (ring_block_fft) needs more.
 MemoryEstimate estimate_schedule_command(std::string_view command, std::string_view format, std::int64_t p,
                                          std::size_t directions);
 

@@ -12,6 +12,7 @@
 // what an engine may overlap, is defined in docs/timing-model.md ("Programs").
 
 #include <array>
+#include <iosfwd>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -322,5 +323,9 @@ std::size_t bytes(const Program& program);
 
 std::string format_text(const Program& program);  // one line per task
 nlohmann::json to_json(const Program& program);
+// The same texts written as they are made (format_text, and to_json(program).dump(1) without
+// its final newline), so that printing a large Program holds no second copy of it.
+void write_text(std::ostream& out, const Program& program);
+void write_json(std::ostream& out, const Program& program);
 
 }  // namespace torus

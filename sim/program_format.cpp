@@ -2,6 +2,9 @@
 #include "sim/program.hpp"
 
 #include <sstream>
+#include <ostream>
+#include <map>
+#include <functional>
 #include <string>
 
 #include <fmt/format.h>
@@ -79,6 +82,11 @@ std::string task_text(const Program& program, const NodeProgram& node, const Tas
 
 std::string format_text(const Program& program) {
   std::ostringstream out;
+  write_text(out, program);
+  return out.str();
+}
+
+void write_text(std::ostream& out, const Program& program) {
   out << "program: " << program.description << "\n";
   out << "torus " << program.shape.p1 << "x" << program.shape.p2 << "x" << program.shape.p3 << ", blocks "
       << program.grid.describe_blocks() << ", "
@@ -99,7 +107,6 @@ std::string format_text(const Program& program) {
       out << "    " << task_text(program, node, task) << "\n";
     }
   }
-  return out.str();
 }
 
 namespace {
@@ -151,7 +158,50 @@ nlohmann::json task_json(const Program& program, const NodeProgram& node, const 
 
 }  // namespace
 
-nlohmann::json to_json(const Program& program) {
+namespace {
+
+// `value` as dump(1) prints it when it stands at nesting depth `depth` of a larger document:
+// every line after the first indented by `depth` more spaces.
+void write_at_depth(std::ostream& out, const nlohmann::json& value, std::size_t depth) {
+  const std::string text = value.dump(1);
+  const std::string indent(depth, ' ');
+  for (const char c : text) {
+    out << c;
+    if (c == '\n') out << indent;
+  }
+}
+
+// A JSON array of `count` elements made one at a time, as dump(1) prints it at `depth`.
+void write_array(std::ostream& out, std::size_t count, const std::function<nlohmann::json(std::size_t)>& element, std::size_t depth) {
+  if (count == 0) {
+    out << "[]";
+    return;
+  }
+  out << "[\n";
+  for (std::size_t i = 0; i < count; ++i) {
+    out << std::string(depth + 1, ' ');
+    write_at_depth(out, element(i), depth + 1);
+    out << (i + 1 < count ? ",\n" : "\n");
+  }
+  out << std::string(depth, ' ') << ']';
+}
+
+nlohmann::json message_json(const Program& program, const Message& m) {
+  nlohmann::json route = nlohmann::json::array();
+  for (const Direction d : program.route(m)) route.push_back(to_string(d));
+  return {{"source", program.describe_node(m.source)}, {"destination", program.describe_node(m.destination)},
+          {"route", route}, {"words", m.words}, {"block", tag_json(program, m.tag)}};
+}
+
+nlohmann::json node_json(const Program& program, std::size_t n) {
+  nlohmann::json buffers = nlohmann::json::array(), tasks = nlohmann::json::array();
+  for (const BufferSpec& b : program.nodes[n].buffers) buffers.push_back({{"words", b.words}, {"kind", program.tag_kinds[b.kind].name}});
+  for (const Task& t : program.nodes[n].tasks) tasks.push_back(task_json(program, program.nodes[n], t));
+  return {{"node", program.describe_node(n)}, {"buffers", buffers}, {"tasks", tasks}};
+}
+
+// Everything but the messages and the nodes (small: no more than a line per stage or output).
+nlohmann::json header_json(const Program& program) {
   nlohmann::json j;
   j["algorithm"] = program.algorithm;
   j["description"] = program.description;
@@ -162,23 +212,40 @@ nlohmann::json to_json(const Program& program) {
   j["stages"] = nlohmann::json::array();
   for (const StageInfo& s : program.stages)
     j["stages"].push_back({{"transform", s.transform}, {"stage", s.stage}, {"mode", s.mode}, {"summary", s.summary}, {"steps", s.steps}});
-  j["messages"] = nlohmann::json::array();
-  for (const Message& m : program.messages) {
-    nlohmann::json route = nlohmann::json::array();
-    for (const Direction d : program.route(m)) route.push_back(to_string(d));
-    j["messages"].push_back({{"source", program.describe_node(m.source)}, {"destination", program.describe_node(m.destination)},
-                             {"route", route}, {"words", m.words}, {"block", tag_json(program, m.tag)}});
-  }
-  j["nodes"] = nlohmann::json::array();
-  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
-    nlohmann::json buffers = nlohmann::json::array(), tasks = nlohmann::json::array();
-    for (const BufferSpec& b : program.nodes[n].buffers) buffers.push_back({{"words", b.words}, {"kind", program.tag_kinds[b.kind].name}});
-    for (const Task& t : program.nodes[n].tasks) tasks.push_back(task_json(program, program.nodes[n], t));
-    j["nodes"].push_back({{"node", program.describe_node(n)}, {"buffers", buffers}, {"tasks", tasks}});
-  }
   j["outputs"] = nlohmann::json::array();
   for (const ProgramOutput& o : program.outputs) j["outputs"].push_back({{"name", o.name}, {"transform", o.transform}, {"stage", o.stage}});
   return j;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Program& program) {
+  nlohmann::json j = header_json(program);
+  j["messages"] = nlohmann::json::array();
+  for (const Message& m : program.messages) j["messages"].push_back(message_json(program, m));
+  j["nodes"] = nlohmann::json::array();
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) j["nodes"].push_back(node_json(program, n));
+  return j;
+}
+
+// The document to_json(program).dump(1) prints, its keys in the same (sorted) order, with the
+// messages and the nodes made and written one at a time instead of as one tree.
+void write_json(std::ostream& out, const Program& program) {
+  const nlohmann::json header = header_json(program);
+  std::map<std::string, std::function<void()>> members;
+  for (const auto& [key, value] : header.items()) members[key] = [&out, &value] { write_at_depth(out, value, 1); };
+  members["messages"] = [&] {
+    write_array(out, program.messages.size(), [&](std::size_t i) { return message_json(program, program.messages[i]); }, 1);
+  };
+  members["nodes"] = [&] { write_array(out, program.nodes.size(), [&](std::size_t n) { return node_json(program, n); }, 1); };
+  out << "{\n";
+  std::size_t written = 0;
+  for (const auto& [key, write] : members) {
+    out << ' ' << nlohmann::json(key).dump() << ": ";
+    write();
+    out << (++written < members.size() ? ",\n" : "\n");
+  }
+  out << '}';
 }
 
 }  // namespace torus

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include "kernels/scalar.hpp"
 #include "kernels/transform.hpp"
 #include "sim/accuracy.hpp"
+#include "sim/algorithm.hpp"
 #include "sim/fft_task.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
@@ -169,4 +171,30 @@ TEST_CASE("a run's golden check takes each axis's factor from what computed it",
   const double with_ffts = compare_to_golden_per_stage(zero, zero, magnitude, {e, e, e}, 3).tolerance_factor;
   CHECK(with_ffts < two_f);
   CHECK(with_ffts > two_f / 2 + chained_factor({e, e, e}));
+}
+
+TEST_CASE("a Program written as it is made reads exactly as the whole text and JSON tree", "[program]") {
+  // The command `program` writes node by node so that a large Program is not held twice (as a
+  // JSON tree it took ten times the Program's own memory): the bytes must be the same.
+  std::vector<Program> programs = {one_node()};
+  TransformProblem orbital{TorusShape::cube(2), BlockGrid::cube(2, 2), SchedulingVector::parse("+-+"),
+                           {TransformDirection::Forward, TransformDirection::Inverse}};
+  programs.push_back(make_algorithm("orbital")->build(orbital));
+  const TransformProblem blocks{TorusShape::cube(2), BlockGrid::cube(4, 2), SchedulingVector::parse("+++"), {TransformDirection::Forward}};
+  programs.push_back(make_algorithm("ring_block_fft")->build(blocks));
+  // Algorithms that cut the tensor their own way get it whole.
+  const TransformProblem whole{TorusShape::cube(2), BlockGrid::make({8, 8, 8}, {1, 1, 1}), SchedulingVector::parse("+++"),
+                               {TransformDirection::Forward}};
+  for (const char* name : {"slab_fft", "pencil_fft"}) programs.push_back(make_algorithm(name)->build(whole));
+  Program empty = one_node();
+  empty.messages.clear();  // an empty array is printed as [] both ways
+  programs.push_back(empty);
+  for (const Program& p : programs) {
+    INFO(p.description);
+    std::ostringstream text, json;
+    write_text(text, p);
+    write_json(json, p);
+    CHECK(text.str() == format_text(p));
+    CHECK(json.str() == to_json(p).dump(1));
+  }
 }

@@ -122,8 +122,12 @@ int print_program(const ScheduleQuery& q) {
   if (q.direction != "inverse") problem.directions.push_back(torus::TransformDirection::Forward);
   if (q.direction != "forward") problem.directions.push_back(torus::TransformDirection::Inverse);
   const torus::Program program = algorithm->build(problem);
-  if (q.format == "json") std::cout << torus::to_json(program).dump(1) << '\n';
-  else std::cout << torus::format_text(program);
+  if (q.format == "json") {
+    torus::write_json(std::cout, program);
+    std::cout << '\n';
+  } else {
+    torus::write_text(std::cout, program);
+  }
   return code(ExitCode::Success);
 }
 
