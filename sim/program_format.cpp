@@ -233,7 +233,10 @@ nlohmann::json to_json(const Program& program) {
 void write_json(std::ostream& out, const Program& program) {
   const nlohmann::json header = header_json(program);
   std::map<std::string, std::function<void()>> members;
-  for (const auto& [key, value] : header.items()) members[key] = [&out, &value] { write_at_depth(out, value, 1); };
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const nlohmann::json* value = &it.value();  // a pointer: clang 14 captures no structured binding
+    members[it.key()] = [&out, value] { write_at_depth(out, *value, 1); };
+  }
   members["messages"] = [&] {
     write_array(out, program.messages.size(), [&](std::size_t i) { return message_json(program, program.messages[i]); }, 1);
   };

@@ -21,6 +21,13 @@ void prepare_results_folder(const std::string& dir) {
     if (fs::exists(folder, error) && !fs::is_directory(folder, error))
       throw std::invalid_argument("--out: '" + folder.string() + "' is not a folder; allowed: a folder (made when missing)");
   }
+  // A sweep makes points/ before it writes a table: tables without it are somebody else's files.
+  std::error_code error;
+  if (!fs::exists(fs::path(dir) / "points", error))
+    for (const char* table : {"results.csv", "results.jsonl"})
+      if (fs::is_regular_file(fs::path(dir) / table, error))  // anything else check_output_path names
+        throw std::invalid_argument("--out: '" + dir + "' holds " + table + " but no points/ folder, so no sweep wrote it; allowed: "
+                                    "a new or empty folder, or one a sweep wrote (the sweep resumes there)");
   fs::create_directories(fs::path(dir) / "points");
   for (const char* table : {"results.csv", "results.jsonl"}) check_output_path("--out", (fs::path(dir) / table).string());
 }

@@ -69,6 +69,27 @@ TEST_CASE("sweep points that are no valid run are dropped, bad values refused wi
   CHECK_THAT(output, Catch::Contains("s.yaml:4:") && Catch::Contains("fma_latency: 'zero'"));
 }
 
+TEST_CASE("a sweep does not write over tables it did not make", "[scenario][sweep][errors]") {
+  TempDir dir;
+  const std::string scenario = dir.file("s.yaml");
+  std::ofstream(scenario) << "N: 4\nengine: event\ndirection: forward\nsweep:\n  P: [1, 2]\n";
+  const std::string out = dir.file("mine");
+  std::filesystem::create_directory(out);
+  std::ofstream(out + "/results.csv") << "my own table\n";
+  const std::string command = torus_sim_executable() + " sweep " + scenario + " --out " + out + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string output;
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
+  CHECK(WEXITSTATUS(::pclose(pipe)) == 2);
+  CHECK_THAT(output, Catch::Contains("--out: '" + out + "' holds results.csv but no points/ folder, so no sweep wrote it"));
+  CHECK(file_bytes(out + "/results.csv") == "my own table\n");
+  // A folder a sweep wrote is its own: the same command resumes there.
+  const std::string own = dir.file("own");
+  REQUIRE(run_sweep_cli(scenario, own) == 0);
+  CHECK(run_sweep_cli(scenario, own) == 0);
+}
+
 TEST_CASE("report renders a sweep as Markdown and a self-contained HTML page with plots", "[scenario][report]") {
   TempDir dir;
   const std::string scenario = dir.file("s.yaml");
