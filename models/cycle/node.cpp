@@ -195,7 +195,8 @@ void Node::step(Cycle cycle) {
   ports_.send(cycle);
   if (issuing && issue_resume_ <= cycle) account(cycle, issued, blocked);
   const std::uint64_t moved = context_.stats.words_received + context_.stats.words_sent + context_.stats.words_forwarded;
-  if (issued > 0 || moved != moved_before) context_.last_progress = cycle;
+  // At least: a run issued ahead in this activation has already recorded its last fma.
+  if (issued > 0 || moved != moved_before) context_.last_progress = std::max(context_.last_progress, cycle);
   if (issued > 0) issue_ahead_from_next(cycle);
   if (done(cycle)) {
     finish(cycle);
