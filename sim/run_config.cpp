@@ -182,16 +182,14 @@ void check_files(const RunConfig& config, const std::vector<std::pair<const char
         throw std::invalid_argument(std::string(key) + ": '" + value + "' is not allowed with values: off, which computes no "
                                     "values; allowed: values on, or no " + key);
   }
-  for (const auto& [key, path] : {std::pair{"output", config.output}, std::pair{"report_json", config.report_json},
-                                   std::pair{"chrome_trace", config.chrome_trace}, std::pair{"vcd_trace", config.vcd_trace}})
-    check_writable(key, path);
+  const std::vector<NamedPath> written = {{"output", config.output}, {"report_json", config.report_json},
+                                          {"chrome_trace", config.chrome_trace}, {"vcd_trace", config.vcd_trace}};
+  for (const NamedPath& out : written) check_writable(out.key, out.path);
   std::vector<NamedPath> read;
   for (const auto& [key, path] : inputs) read.push_back({key, path});
   read.push_back({"user_matrix", config.user_matrix});
   for (const std::string& file : config.scenario_files) read.push_back({"scenario", file});
-  check_distinct_files({{"output", config.output}, {"report_json", config.report_json}, {"chrome_trace", config.chrome_trace},
-                        {"vcd_trace", config.vcd_trace}},
-                       read);
+  check_distinct_files(written, read);
 }
 
 ScalarType validate(const RunConfig& config) {
