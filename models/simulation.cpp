@@ -313,6 +313,7 @@ RunReport simulate(const RunConfig& run, const MachineConfig& given, const Fault
   const std::size_t word_bytes = (scalar.precision == Precision::Single ? 4 : 8) * (scalar.domain == Domain::Complex ? 2 : 1);
   const MachineConfig machine = given.for_word_bytes(word_bytes);
   validate(fault, run.is_matmul() ? matmul_problem_of(run).shape : run.torus_shape());
+  check_values(fault, run.values);
   machine.link_rate();
   machine.clock_frequency();
   RunReport report = run.is_matmul() ? describe_matmul_run(run, scalar) : describe_run(run, scalar);

@@ -90,6 +90,14 @@ void check_engine(const FaultConfig& fault, std::string_view engine) {
                               "; allowed: engine systemc (the cycle-accurate engine injects faults), or fault none");
 }
 
+void check_values(const FaultConfig& fault, std::string_view values) {
+  const FaultKind kind = fault.kind();
+  if (values != "off" || (kind != FaultKind::BitFlip && kind != FaultKind::CorruptCoefficient)) return;
+  throw std::invalid_argument("fault: '" + fault.fault +
+                              "' is not allowed with values: off, which computes and checks no values, so the changed "
+                              "value could not be detected; allowed: values on, or fault drop_word, stuck_node or none");
+}
+
 void validate(const FaultConfig& fault, const TorusShape& shape) {
   const NodeCoord n = fault.node();
   if (!shape.contains(n))

@@ -41,6 +41,11 @@ std::string describe_flip(double before, double after);
 // the systemc engine can): ignored, the run would pass and seem to have survived the fault.
 void check_engine(const FaultConfig& fault, std::string_view engine);
 
+// Throws std::invalid_argument when a fault that only changes values (bit_flip,
+// corrupt_coefficient) is set for a run with values off: nothing would see it, and the run would
+// pass as if the machine had survived it.
+void check_values(const FaultConfig& fault, std::string_view values);
+
 // Throws std::invalid_argument when fault_node lies outside a P x P x P torus.
 void validate(const FaultConfig& fault, const TorusShape& shape);
 

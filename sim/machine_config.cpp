@@ -14,12 +14,16 @@ namespace torus {
 
 namespace {
 
-double parse_positive_real(std::string_view text, std::string_view key, std::string_view allowed) {
+// The range keeps every derived time finite and meaningful: seconds = cycles / clock_hz.
+constexpr double min_clock_hz = 1e-3, max_clock_hz = 1e15;
+constexpr std::string_view clock_allowed = "a number of cycles per second from 0.001 to 1e15";
+
+double parse_clock_hz(std::string_view text) {
   double value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || !(value > 0) || !std::isfinite(value))
-    throw std::invalid_argument(std::string(key) + ": '" + std::string(text) + "' is not allowed; allowed: " +
-                                std::string(allowed));
+  if (ec != std::errc() || ptr != text.data() + text.size() || !(value >= min_clock_hz && value <= max_clock_hz))
+    throw std::invalid_argument("clock_hz: '" + std::string(text) + "' is not allowed; allowed: " +
+                                std::string(clock_allowed));
   return value;
 }
 
@@ -28,12 +32,14 @@ struct Stepping {
   std::size_t every = 0, remainder = 0;
 };
 
-std::size_t parse_index(std::string_view text) {
+// `whole` is what the user wrote, quoted in the message; `text` is the part being read.
+std::size_t parse_index(std::string_view text, std::string_view whole, std::string_view what = "a node index") {
   std::size_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
-    throw std::invalid_argument("fast_forward_stepping: '" + std::string(text) +
-                                "' is not allowed; allowed: 'none', node indices such as 3,17, or every:K:R");
+    throw std::invalid_argument("fast_forward_stepping: '" + std::string(whole) + "' is not allowed ('" +
+                                std::string(text) + "' is not " + std::string(what) +
+                                "); allowed: 'none', node indices such as 3,17, or every:K:R with K >= 1");
   return v;
 }
 
@@ -43,12 +49,14 @@ Stepping parse_stepping(std::string_view text) {
   if (text.starts_with("every:")) {
     const std::string_view rest = text.substr(6);
     const std::size_t colon = rest.find(':');
-    s.every = parse_index(rest.substr(0, colon));
-    s.remainder = colon == std::string_view::npos ? 0 : parse_index(rest.substr(colon + 1));
-    if (s.every == 0) parse_index("");
+    s.every = parse_index(rest.substr(0, colon), text, "a period K");
+    s.remainder = colon == std::string_view::npos ? 0 : parse_index(rest.substr(colon + 1), text, "a remainder R");
+    if (s.every == 0)
+      throw std::invalid_argument("fast_forward_stepping: '" + std::string(text) +
+                                  "' is not allowed (the period K is 0); allowed: every:K:R with K >= 1");
     return s;
   }
-  for (const std::string& part : split(text, ',')) s.nodes.push_back(parse_index(part));
+  for (const std::string& part : split(text, ',')) s.nodes.push_back(parse_index(part, text));
   return s;
 }
 
@@ -110,8 +118,8 @@ void MachineConfig::declare(ParameterSet& set) {
   set.choice("roll_policy", roll_policy, roll_policy_names(),
              "after_compute: send blocks when the step's compute is done; overlapped: send unmodified blocks at "
              "once and accumulator words as they become final, and use words as they arrive");
-  set.text("clock_hz", clock_hz, "positive number of cycles per second", "clock frequency, to convert cycles to seconds",
-           [](std::string_view text) { parse_positive_real(text, "clock_hz", "positive number of cycles per second"); });
+  set.text("clock_hz", clock_hz, std::string(clock_allowed), "clock frequency, to convert cycles to seconds",
+           [](std::string_view text) { parse_clock_hz(text); });
   set.choice("fast_forward", fast_forward, {"on", "off"},
              "on: a node skips cycles whose outcome is already known (same results, faster); off: every node "
              "steps every cycle, for cross-checking");
@@ -139,9 +147,20 @@ MachineConfig MachineConfig::for_word_bytes(std::size_t word_bytes) const {
   if (link_bytes_per_cycle == "none") return *this;
   const Rational bytes = Rational::parse(link_bytes_per_cycle, "link_bytes_per_cycle");
   MachineConfig resolved = *this;
-  resolved.link_words_per_cycle =
+  const std::string words =
       std::to_string(bytes.num) + "/" + std::to_string(bytes.den * static_cast<std::int64_t>(word_bytes));
-  resolved.link_words_per_cycle = Rational::parse(resolved.link_words_per_cycle, "link_bytes_per_cycle").to_string();
+  try {
+    resolved.link_words_per_cycle = Rational::parse(words, "link_words_per_cycle").to_string();
+  } catch (const std::invalid_argument&) {
+    // The bytes were valid on their own; only the word size of this run makes the rate too fine,
+    // so the message quotes what the user wrote and the word rate it became.
+    throw std::invalid_argument("link_bytes_per_cycle: '" + link_bytes_per_cycle + "' is not allowed for this run: at " +
+                                std::to_string(word_bytes) + " bytes a word it is " + words +
+                                " words per cycle in lowest terms; allowed: bytes per cycle whose words per cycle (bytes / " +
+                                std::to_string(word_bytes) +
+                                ") has numerator and denominator at most 1000000, so at least " +
+                                std::to_string(word_bytes) + "/1000000");
+  }
   return resolved;
 }
 
@@ -156,7 +175,7 @@ std::int64_t MachineConfig::link_buffer(std::size_t block_words) const {
 }
 
 double MachineConfig::clock_frequency() const {
-  return parse_positive_real(clock_hz, "clock_hz", "positive number of cycles per second");
+  return parse_clock_hz(clock_hz);
 }
 
 }  // namespace torus

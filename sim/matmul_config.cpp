@@ -80,7 +80,11 @@ bool check_matrix_file(const char* key, const std::string& path, std::int64_t ro
 ScalarType validate_matmul(const RunConfig& run) {
   const std::vector<std::string> names = matmul_algorithm_names();
   if (std::find(names.begin(), names.end(), run.algorithm) == names.end())
-    throw std::invalid_argument("algorithm: '" + run.algorithm + "' is not allowed with task: matmul; allowed: " + join(names, ", "));
+    throw std::invalid_argument("algorithm: '" + run.algorithm + "' is not allowed with task: matmul" +
+                                (run.algorithm == RunConfig::default_algorithm
+                                     ? " (it is the default, for task: transform; task: matmul needs an algorithm given)"
+                                     : "") +
+                                "; allowed: " + join(names, ", "));
   const MatmulConfig& c = run.matmul;
   bool complex = run.domain == "complex";
   if (!run.matmul.input_a.empty()) complex = check_matrix_file("input_a", c.input_a, c.m, c.k) || complex;

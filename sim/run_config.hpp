@@ -28,7 +28,8 @@ struct RunConfig {
   std::string transform = "dct";
   std::string normalisation = "none";
   std::string user_matrix;
-  std::string algorithm = "orbital";
+  static constexpr const char* default_algorithm = "orbital";
+  std::string algorithm = default_algorithm;
   std::string local_kernel = "auto";
   std::string alpha = "+++";
   std::string direction = "both";

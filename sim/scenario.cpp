@@ -29,6 +29,9 @@ std::invalid_argument located(const std::string& path, const YAML::Node& node, c
 }
 
 std::string scalar_text(const std::string& path, const YAML::Node& node, const std::string& key) {
+  if (node.IsNull())
+    throw located(path, node, key + ": a value is needed here (a number or a word), not an empty one or ~; "
+                              "leave the key out for its default");
   if (!node.IsScalar())
     throw located(path, node, key + ": a single value is needed here (a number or a word), not a list or a map");
   return node.Scalar();

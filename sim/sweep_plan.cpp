@@ -97,7 +97,9 @@ std::vector<std::size_t> SweepPlan::digits(std::size_t index) const {
 Settings SweepPlan::overrides(std::size_t index) const {
   const std::vector<std::size_t> digit = digits(index);
   Settings out;
-  for (std::size_t a = 0; a < axes_.size(); ++a) out.emplace_back(base_[axes_[a].parameter].first, axes_[a].values[digit[a]]);
+  // An overridden axis is left out: its -p value follows, and a point's command names each key once.
+  for (std::size_t a = 0; a < axes_.size(); ++a)
+    if (!axes_[a].overridden) out.emplace_back(base_[axes_[a].parameter].first, axes_[a].values[digit[a]]);
   out.insert(out.end(), given_.begin(), given_.end());
   return out;
 }

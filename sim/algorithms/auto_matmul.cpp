@@ -3,6 +3,9 @@
 // Figure 18): A stationary when m / n >= 8, B stationary when n / m >= 16, systolic (C
 // stationary) otherwise. The rule reads the shape of C only; the array is the user's.
 
+#include <stdexcept>
+#include <string>
+
 #include "sim/algorithms/factories.hpp"
 #include "sim/matmul.hpp"
 
@@ -19,7 +22,17 @@ namespace {
 class AutoMatmul final : public MatmulAlgorithm {
  public:
   std::string name() const override { return "auto"; }
-  void require(const MatmulProblem& problem) const override { chosen(problem)->require(problem); }
+  // A refusal of the chosen algorithm is given as auto's, so the user sees which choice failed.
+  void require(const MatmulProblem& problem) const override {
+    const std::string name = chosen_matmul_algorithm(problem);
+    try {
+      make_matmul_algorithm(name)->require(problem);
+    } catch (const std::invalid_argument& refusal) {
+      throw std::invalid_argument(std::string(refusal.what()) + " (algorithm: auto chose " + name + " for C of " +
+                                  std::to_string(problem.m) + " x " + std::to_string(problem.n) +
+                                  "; choose an algorithm to run another)");
+    }
+  }
   Program build(const MatmulProblem& problem) const override { return chosen(problem)->build(problem); }
   AlgorithmCheck check(const MatmulProblem& problem) const override { return chosen(problem)->check(problem); }
 

@@ -27,6 +27,7 @@ void fuzz_scenario_input(const std::uint8_t* data, std::size_t size) {
     const ScalarType scalar = validate(bundle.run);
     validate(bundle.fault, bundle.run.torus_shape());
     check_engine(bundle.fault, bundle.machine.engine);
+    check_values(bundle.fault, bundle.run.values);
     bundle.machine.link_rate();
     bundle.machine.clock_frequency();
     estimate_memory(bundle.run, bundle.machine, scalar.domain == Domain::Complex);

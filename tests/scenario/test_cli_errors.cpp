@@ -219,3 +219,35 @@ TEST_CASE("overlapped rolls with uneven stationary blocks are refused, not run p
   }
   CHECK(run_cli("run --task matmul --array 2x2 --algorithm a_stationary --roll_policy overlapped").exit_code == 0);
 }
+
+TEST_CASE("refusals quote what the user wrote and say what would be allowed", "[scenario][cli][errors]") {
+  const auto refused = [](const std::string& arguments, const std::string& message) {
+    const CliRun run = run_cli(arguments);
+    INFO(arguments << ": " << run.output);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.output, Catch::Contains(message));
+  };
+  // The bytes are fine alone; the run's 8-byte words make the word rate too fine.
+  refused("run --N 4 --P 2 --link_bytes_per_cycle 1/1000000",
+          "link_bytes_per_cycle: '1/1000000' is not allowed for this run: at 8 bytes a word it is 1/8000000 words per cycle");
+  refused("run --N 4 --P 2 --fast_forward_stepping every:0:0",
+          "fast_forward_stepping: 'every:0:0' is not allowed (the period K is 0)");
+  refused("run --N 4 --P 2 --fast_forward_stepping 3,x", "fast_forward_stepping: '3,x' is not allowed ('x' is not a node index)");
+  refused("run --N 4 --P 2 --clock_hz 4.9e-324", "clock_hz: '4.9e-324' is not allowed; allowed: a number of cycles per second");
+  refused("run --N 4 --P 2 --clock_hz 1e16", "clock_hz: '1e16' is not allowed");
+  refused("run --task matmul", "algorithm: 'orbital' is not allowed with task: matmul (it is the default, for task: transform");
+  refused("run --task matmul --algorithm auto --m 3 --k 5 --n 7 --array 2x3",
+          "(algorithm: auto chose systolic for C of 3 x 7; choose an algorithm to run another)");
+  refused("run -p N=4 --N 8", "N: given twice on the command line ('");
+  refused("run --P 2 --P 4", "P");
+  refused("run --N 4 --P 2 --fault bit_flip --values off", "fault: 'bit_flip' is not allowed with values: off");
+  refused("run --N 4 --P 2 --fault corrupt_coefficient --values off", "fault: 'corrupt_coefficient' is not allowed with values: off");
+  // The same values where they are allowed.
+  CHECK(run_cli("run --N 4 --P 2 --engine event --link_bytes_per_cycle 8/1000000 --clock_hz 0.001").exit_code == 0);
+  CHECK(run_cli("run --N 4 --P 2 --fault stuck_node --values off").exit_code == 5);
+  TempDir dir;
+  const CliRun empty_seed = run_scenario(dir, "N: 4\nP: 2\nseed: ~\n");
+  CHECK(empty_seed.exit_code == 2);
+  CHECK_THAT(empty_seed.output, Catch::Contains("scenario.yaml:3:7: seed: a value is needed here (a number or a word), not an "
+                                                "empty one or ~"));
+}

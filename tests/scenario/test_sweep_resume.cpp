@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -166,6 +167,11 @@ TEST_CASE("a sweep with nothing to run is an error, -p over a swept parameter wa
   const CliRun hidden = run_program({torus_sim_executable(), "sweep", swept, "--dry-run", "-p", "P=2"});
   CHECK(hidden.exit_code == 0);
   CHECK_THAT(hidden.output, Catch::Contains("warning: -p P=2 overrides the swept parameter P: its 3 values in the scenario are not used"));
+  const CliRun ran = run_program({torus_sim_executable(), "sweep", swept, "--out", dir.file("hidden"), "-p", "P=2", "-p",
+                                  "engine=event", "-p", "direction=forward"});
+  CHECK(ran.exit_code == 0);
+  const std::string rows = file_bytes(dir.file("hidden/results.jsonl"));
+  CHECK(std::count(rows.begin(), rows.end(), '\n') == 3);
 }
 
 TEST_CASE("a sweep refuses a results folder that is a file, and tables that are not files", "[scenario][sweep][output]") {

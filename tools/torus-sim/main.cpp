@@ -155,6 +155,13 @@ int verify_schedules(const ScheduleQuery& q) {
 
 // Returns the scenario's documents (the file and its includes), which the run must not overwrite.
 std::vector<std::string> apply(torus::ParameterSet& parameters, const std::string& scenario, const Settings& given) {
+  // --key and -p key=value are the same setting: one given twice would silently lose a value.
+  for (auto it = given.begin(); it != given.end(); ++it)
+    for (auto later = std::next(it); later != given.end(); ++later)
+      if (later->first == it->first)
+        throw std::invalid_argument(it->first + ": given twice on the command line ('" + it->second + "' and '" +
+                                    later->second + "'); allowed: once, as --" + it->first + " or -p " + it->first +
+                                    "=VALUE");
   std::vector<std::string> files;
   if (!scenario.empty()) files = torus::load_scenario(scenario, parameters).files;
   for (const auto& [key, value] : given) parameters.set(key, value);
