@@ -217,6 +217,10 @@ TEST_CASE("overlapped rolls with uneven stationary blocks are refused, not run p
     CHECK_THAT(uneven.output, Catch::Contains("roll_policy: 'overlapped' is not allowed with algorithm b_stationary on a "
                                               "two-dimensional array with blocks of uneven size"));
   }
+  // auto choosing b_stationary (n >= 16 m) is refused the same way.
+  const CliRun chosen = run_cli("run --task matmul --array 3x3 --algorithm auto --m 3 --k 5 --n 70 --roll_policy overlapped");
+  CHECK(chosen.exit_code == 2);
+  CHECK_THAT(chosen.output, Catch::Contains("roll_policy: 'overlapped' is not allowed with algorithm auto (it chose b_stationary)"));
   CHECK(run_cli("run --task matmul --array 2x2 --algorithm a_stationary --roll_policy overlapped").exit_code == 0);
 }
 
