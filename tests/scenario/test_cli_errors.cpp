@@ -66,6 +66,20 @@ TEST_CASE("options on the command line override the scenario file", "[scenario][
   CHECK(run.report["transform"] == "dct");  // from the file
 }
 
+TEST_CASE("run on a scenario with a sweep says it times one point, unless every swept key is given", "[scenario][cli]") {
+  TempDir dir;
+  const std::string path = dir.file("scenario.yaml");
+  std::ofstream(path) << "N: 8\nP: 2\nengine: event\ndirection: forward\nsweep:\n  fma_latency: [1, 4]\n  link_latency: [1, 2]\n";
+  const CliRun one = run_cli("run " + path + " --fma_latency 3");
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.output, Catch::Contains("note: " + path + " has a sweep: run times one point, with link_latency as set "
+                                         "outside sweep: or by default"));
+  CHECK(one.report["machine"]["fma_latency"] == "3");
+  const CliRun chosen = run_cli("run " + path + " --fma_latency 3 -p link_latency=2");
+  REQUIRE(chosen.exit_code == 0);
+  CHECK_THAT(chosen.output, !Catch::Contains("has a sweep"));
+}
+
 TEST_CASE("exit codes tell usage errors from runtime failures", "[scenario][cli]") {
   CHECK(run_cli("run --N 3 --P 4").exit_code == 2);          // bad parameters: fewer elements than nodes
   CHECK(run_cli("frobnicate").exit_code == 2);               // unknown command

@@ -153,6 +153,21 @@ int verify_schedules(const ScheduleQuery& q) {
   return code(all_ok ? ExitCode::Success : ExitCode::GoldenMismatch);
 }
 
+// `run` times one point: a swept parameter not given on the command line takes the value set
+// outside sweep: (or its default). Said once, since a user may expect the sweep; a sweep's own
+// points give every swept key, so their logs stay quiet.
+void note_unswept(const torus::Scenario& scenario, const Settings& given) {
+  std::vector<std::string> unswept;
+  for (const torus::SweepAxis& axis : scenario.sweep)
+    if (std::none_of(given.begin(), given.end(), [&](const auto& kv) { return kv.first == axis.key; }))
+      unswept.push_back(axis.key);
+  if (unswept.empty()) return;
+  std::string keys;
+  for (const std::string& key : unswept) keys += (keys.empty() ? "" : ", ") + key;
+  std::cerr << "torus-sim: note: " << scenario.path << " has a sweep: run times one point, with " << keys
+            << " as set outside sweep: or by default; torus-sim sweep runs every point\n";
+}
+
 // Returns the scenario's documents (the file and its includes), which the run must not overwrite.
 std::vector<std::string> apply(torus::ParameterSet& parameters, const std::string& scenario, const Settings& given) {
   // --key and -p key=value are the same setting: one given twice would silently lose a value.
@@ -163,7 +178,11 @@ std::vector<std::string> apply(torus::ParameterSet& parameters, const std::strin
                                     later->second + "'); allowed: once, as --" + it->first + " or -p " + it->first +
                                     "=VALUE");
   std::vector<std::string> files;
-  if (!scenario.empty()) files = torus::load_scenario(scenario, parameters).files;
+  if (!scenario.empty()) {
+    const torus::Scenario loaded = torus::load_scenario(scenario, parameters);
+    files = loaded.files;
+    note_unswept(loaded, given);
+  }
   for (const auto& [key, value] : given) parameters.set(key, value);
   return files;
 }
