@@ -192,7 +192,7 @@ void LinkChannel::offer_to_taker(std::size_t limit, Offer offer) {
     available = std::min(available, limit);
     const std::size_t offered = offer(run, available);
     const std::size_t taken = offered == 0 ? 0 : taker_->take(run, offered);
-    returning_credits_.push_run(run.first_arrival + latency_, run.spacing, taken);
+    return_credits(run.first_arrival + latency_, run.spacing, taken);
     if (taken > 0) queue_.pop_front(taken);
     if (taken > 0) stats_.peak_occupancy = std::max<std::uint64_t>(stats_.peak_occupancy, 1);
     visible_ -= std::min(visible_, taken);
@@ -218,7 +218,13 @@ void LinkChannel::pop(Cycle cycle) {
   if (visible_ == 0 || queue_.front_arrival() > cycle) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
   queue_.pop_front();  // an arrived word: the queue's arrived count drops with it
   --visible_;
-  returning_credits_.push_back(cycle + latency_);
+  return_credits(cycle + latency_, 1, 1);
+}
+
+void LinkChannel::return_credits(Cycle first, Cycle spacing, std::size_t count) {
+  if (count == 0) return;
+  returning_credits_.push_run(first, spacing, count);
+  if (credit_hint_ && *credit_hint_->sleeping) credit_hint_->calendar->notify(credit_hint_->node, first);
 }
 
 }  // namespace torus

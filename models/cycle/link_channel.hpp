@@ -36,6 +36,14 @@ struct ArrivalHint {
   std::uint32_t node = 0;
 };
 
+// Owned by a sending node, one per output port. `sleeping` is true while the node sleeps for want
+// of credit on some link; a credit that starts back meanwhile has it woken at its return cycle.
+struct CreditHint {
+  const bool* sleeping = nullptr;
+  WakeCalendar* calendar = nullptr;
+  std::uint32_t node = 0;
+};
+
 // A receiver that may take words when they are committed instead of when they arrive: `take`
 // stores the longest prefix of the first `count` words of `run` (one message's, evenly spaced)
 // it can, each as if popped at its arrival cycle, and returns how many; the others wait in the
@@ -82,6 +90,10 @@ class LinkSendIf : public virtual sc_core::sc_interface {
   virtual void send(Cycle cycle, const LinkWord& word) = 0;
   // True when the last can_send failed for want of credit (for stall accounting).
   virtual bool starved_of_credit() const = 0;
+  // The earliest cycle a credit on its way back returns (never: none is on its way); one that
+  // starts back later is announced through the hint.
+  virtual Cycle next_credit_return() const = 0;
+  virtual void attach_credit_hint(CreditHint* hint) = 0;
 };
 
 // The receiving end.
@@ -136,6 +148,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   bool can_send(Cycle cycle) override;
   void send(Cycle cycle, const LinkWord& word) override;
   bool starved_of_credit() const override { return starved_; }
+  Cycle next_credit_return() const override { return returning_credits_.empty() ? never : returning_credits_.front(); }
+  void attach_credit_hint(CreditHint* hint) override { credit_hint_ = hint; }
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
   Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front_arrival(); }
@@ -176,6 +190,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
                    std::size_t count, Cycle* leave);
   void transmit_faulty(Cycle cycle, const LinkWord& word);  // the word the injected fault hits
   void collect_credits(Cycle cycle);
+  void return_credits(Cycle first, Cycle spacing, std::size_t count);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);
   // Offers the taker the first `limit` words, from the front, run by run: `offer(run, n)` says
@@ -206,6 +221,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   UpdateChain* chain_ = nullptr;
   LinkChannel* update_next_ = nullptr;  // the link that asked for an update before this one
   ArrivalHint* hint_ = nullptr;
+  CreditHint* credit_hint_ = nullptr;
   LinkTaker* taker_ = nullptr;
   std::unique_ptr<FaultState> fault_;
   LinkQueue queue_;                     // sent, not popped, in order; counts those arrived

@@ -318,17 +318,19 @@ bool LinkPorts::idle() const {
 // A word of its own that may leave now but has no credit: a function of the state at `cycle`
 // alone, so stepping and sleeping nodes classify the same cycles alike.
 bool LinkPorts::any_starved_with_work(Cycle cycle) const {
+  for (const std::size_t d : out_dirs_)
+    if (starved_with_work(d, cycle)) return true;
+  return false;
+}
+
+bool LinkPorts::starved_with_work(std::size_t d, Cycle cycle) const {
   // While words sent ahead (each with its credit) still leave after `cycle`, their message holds
   // the link, as it would when stepping: the message queued behind it is not free to leave yet.
   // A head found not released until a later cycle is not released now, while no state change
   // since said otherwise.
   const bool retry_known = !context_.send_state_changed;
-  for (const std::size_t d : out_dirs_)
-    if (!outgoing_[d].empty() && committed_until_[d] <= cycle && !(retry_known && retry_at_[d] > cycle) &&
-        released(outgoing_[d].front(), cycle) &&
-        context_.out[d]->credits_unspent(cycle) == 0)
-      return true;
-  return false;
+  return !outgoing_[d].empty() && committed_until_[d] <= cycle && !(retry_known && retry_at_[d] > cycle) &&
+         released(outgoing_[d].front(), cycle) && context_.out[d]->credits_unspent(cycle) == 0;
 }
 
 Cycle LinkPorts::next_arrival() const {
@@ -337,11 +339,36 @@ Cycle LinkPorts::next_arrival() const {
   return next;
 }
 
+Cycle LinkPorts::next_storable_arrival(Cycle cycle) const {
+  Cycle next = never;
+  for (const std::size_t p : in_dirs_) {
+    if (hints_[p].next <= cycle) {
+      const LinkWord* word = context_.in[p]->front(cycle);
+      if (word && !(routes_traffic_ && passes_through(*word)) &&
+          context_.run->receive_of[word->message] >= *context_.posted_before)
+        continue;
+    }
+    next = std::min(next, hints_[p].next);
+  }
+  return next;
+}
+
 Cycle LinkPorts::earliest_send(Cycle cycle) const {
   Cycle next = never;
   for (const std::size_t d : out_dirs_) {
     if (owner_[d] >= 0) return cycle + 1;  // forwarding: paced by the links
     if (!outgoing_[d].empty()) next = std::min(next, std::max(retry_at_[d], cycle + 1));
+  }
+  return next;
+}
+
+Cycle LinkPorts::earliest_send_when_starved(Cycle cycle) const {
+  Cycle next = never;
+  for (const std::size_t d : out_dirs_) {
+    if (owner_[d] >= 0) return cycle + 1;
+    if (outgoing_[d].empty()) continue;
+    next = std::min(next, std::max(starved_with_work(d, cycle) ? context_.out[d]->next_credit_return() : retry_at_[d],
+                                   cycle + 1));
   }
   return next;
 }
@@ -359,7 +386,7 @@ std::string LinkPorts::describe_queues(Cycle cycle) const {
     std::size_t words = 0;
     for (std::size_t i = 0; i < outgoing_[d].size(); ++i) words += outgoing_[d][i].words - outgoing_[d][i].position;
     text += "; " + std::to_string(words) + " words queued on " + to_string(static_cast<Direction>(d)) +
-            (context_.out[d]->starved_of_credit() ? " (no credit)" : "") +
+            (context_.out[d]->credits_unspent(cycle) == 0 ? " (no credit)" : "") +
             (released(outgoing_[d].front(), cycle) ? "" : " (head not yet releasable)");
   }
   return text;

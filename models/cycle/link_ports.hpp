@@ -61,11 +61,23 @@ class LinkPorts : public LinkTaker {
   bool idle() const;        // nothing queued to leave and no link held by a message
   bool has_queued() const;  // some own message still to leave
   bool any_starved_with_work(Cycle cycle) const;
+  // Link d's released head word waits for a credit (the state at `cycle`, whatever the node
+  // last tried: a sleeping node tries less often than a stepping one).
+  bool starved_with_work(std::size_t d, Cycle cycle) const;
   // The earliest cycles something may happen on the ports while the node's own state stays
   // as it is: the next arrival, and the next cycle a queued word could leave (never: only
   // when the node's state changes).
   Cycle next_arrival() const;
+  // For a node about to sleep: the next arrival, leaving out a port whose arrived front word
+  // is for a receive the node has not posted yet. Only the node's own progress posts it, and
+  // stepping would only find it unstorable cycle after cycle.
+  Cycle next_storable_arrival(Cycle cycle) const;
   Cycle earliest_send(Cycle cycle) const;
+  // The same for a node about to sleep while out of credit: a link whose released head waits
+  // for a credit can send when the next credit on its way back returns; with none on its way,
+  // only after one starts back (announced through credit_hints(); never here).
+  Cycle earliest_send_when_starved(Cycle cycle) const;
+  std::array<CreditHint, direction_count>& credit_hints() { return credit_hints_; }
   const DirectionList& receive_directions() const { return in_dirs_; }
   const DirectionList& send_directions() const { return out_dirs_; }
   std::array<ArrivalHint, direction_count>& hints() { return hints_; }
@@ -148,6 +160,7 @@ class LinkPorts : public LinkTaker {
   // may ask for a link only from the next cycle (docs/timing-model.md, "Routers").
   std::array<Cycle, direction_count> forwarded_at_{};
   std::array<ArrivalHint, direction_count> hints_{};
+  std::array<CreditHint, direction_count> credit_hints_{};
   std::array<Incoming, direction_count> incoming_{};
   struct Taking {
     std::uint32_t message = no_task, task = no_task, buffer = no_buffer, generation = 0, words = 0;

@@ -86,7 +86,11 @@ std::string Node::fast_forward_refusal(const NodeSettings& settings, const RollP
 void Node::start_of_simulation() {
   for (std::size_t d = 0; d < direction_count; ++d) {
     ports_.hints()[d] = {never, &asleep_, &calendar_, static_cast<std::uint32_t>(context_.index)};
-    if (auto* port = out_port(d)) context_.out[d] = port->operator->();
+    ports_.credit_hints()[d] = {&starved_asleep_, &calendar_, static_cast<std::uint32_t>(context_.index)};
+    if (auto* port = out_port(d)) {
+      context_.out[d] = port->operator->();
+      context_.out[d]->attach_credit_hint(&ports_.credit_hints()[d]);
+    }
     auto* port = in_port(d);
     if (!port) continue;  // no traffic comes from there
     context_.in[d] = port->operator->();
@@ -162,8 +166,10 @@ void Node::activate() {
     return;
   }
   ++context_.stats.activations;
-  if (asleep_ && waiting_asleep_ && last_cycle_ != never) context_.stats.operand_stalls += cycle - sleep_from_ - 1;
+  if (asleep_ && waiting_asleep_ && last_cycle_ != never)
+    (starved_asleep_ ? context_.stats.backpressure_stalls : context_.stats.operand_stalls) += cycle - sleep_from_ - 1;
   asleep_ = false;
+  starved_asleep_ = false;
   last_cycle_ = cycle;
   context_.forget_completions(cycle);
   if (finished()) {  // only the router works now: messages passing through
@@ -296,10 +302,14 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   bool waiting = !ahead && blocked == Blocked::Data && !sequencer_.compute_started() && issue_resume_ <= cycle;
   // Every task passed: the cycles until the node finishes are idle (counted as the remainder).
   const bool idle = !ahead && !waiting && sequencer_.all_passed();
-  if (!ahead && !waiting && !idle && !(waiting = enter_ahead(cycle))) return arm(Trigger::Tick, cycle);
+  // A stuck unit never issues again and counts no stall (account() is not called): only its
+  // links can change, so it sleeps like an idle node. Stepping it kept a stalled run with a long
+  // watchdog window at about a million cycles a second.
+  const bool stuck = cycle >= stuck_from_;
+  if (!ahead && !waiting && !idle && !stuck && !(waiting = enter_ahead(cycle))) return arm(Trigger::Tick, cycle);
   if (batching_) ports_.take_committed(cycle);
   Cycle until = ahead ? issue_resume_ : never;
-  if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_arrival());
+  if (context_.incoming_left > 0 || settings_.passes_traffic) until = std::min(until, ports_.next_storable_arrival(cycle));
   // A wake-up notified for a later completion is lost when an earlier one is notified: ask
   // again. A compute waiting for whole blocks needs only the cycle its gate opens.
   const Cycle gate = context_.gate_opens_at();
@@ -314,21 +324,26 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
   // A load or compute waiting to overwrite a buffer whose words were sent ahead (a smaller block
   // may arrive in it before a larger one has left) wakes when the last of them has left.
   if (waiting) until = std::min(until, sequencer_.replaceable_at(cycle));
+  bool starved = false;
   if (!ports_.idle()) {
     // Queued words that cannot leave before the node's state changes (their compute has not
-    // run) do not keep it awake; a link out of credit does, since stepping counts those cycles
-    // as back-pressure.
-    const Cycle send = ports_.earliest_send(cycle);
-    if (send <= cycle + 1 || (waiting && ports_.any_starved_with_work(cycle))) return arm(Trigger::Tick, cycle);
+    // run) do not keep it awake. A node out of credit that is waiting, idle or stuck sleeps
+    // until a credit returns: nothing else changes here meanwhile (an arrival or the gate wakes
+    // it), so each cycle until then is what stepping would count: a back-pressure stall when
+    // waiting, nothing otherwise. A node issuing ahead out of credit steps.
+    starved = (waiting || idle || stuck) && ports_.any_starved_with_work(cycle);
+    const Cycle send = starved ? ports_.earliest_send_when_starved(cycle) : ports_.earliest_send(cycle);
+    if (send <= cycle + 1) return arm(Trigger::Tick, cycle);
     until = std::min(until, send);
   }
   if (until <= cycle + 1) return arm(Trigger::Tick, cycle);
-  sleep(cycle, until, waiting);
+  sleep(cycle, until, waiting, starved);
 }
 
-void Node::sleep(Cycle cycle, Cycle until, bool waiting) {
+void Node::sleep(Cycle cycle, Cycle until, bool waiting, bool starved) {
   asleep_ = true;
   waiting_asleep_ = waiting;
+  starved_asleep_ = starved;
   sleep_from_ = cycle;
   wake_at_ = until;
   // Waiting for whole blocks with nothing to send, nothing changes here until they are in: the
@@ -370,7 +385,7 @@ std::uint32_t Node::awaited_message() const {
   return no_task;
 }
 
-std::pair<std::size_t, std::string> Node::waits_on() const {
+std::pair<std::size_t, std::string> Node::waits_on(Cycle cycle) const {
   const Program& program = context_.program();
   const std::uint32_t compute = sequencer_.current_compute();
   if (compute != no_task)  // a block it reads that has not fully arrived
@@ -381,7 +396,7 @@ std::pair<std::size_t, std::string> Node::waits_on() const {
         return {m.source, "message " + std::to_string(context_.task(receive).message) + " (" + program.describe(m.tag) + ")"};
     }
   for (const std::size_t d : ports_.send_directions())  // a word it must send first, held up by a credit
-    if (ports_.has_queued() && context_.out[d]->starved_of_credit()) {
+    if (ports_.starved_with_work(d, cycle)) {
       const auto to = program.shape.neighbour(program.shape.coord_of(context_.index), static_cast<Direction>(d));
       if (to) return {program.shape.index_of(*to), "a credit on " + to_string(static_cast<Direction>(d))};
     }

@@ -76,7 +76,7 @@ class Node : public sc_core::sc_module, public Wakeable {
   // When stalled: the node this one waits on and why ("message 12 (X'(0,1,2))", "a credit on
   // +Q"), or {no_node, ""} when it waits on nothing outside itself.
   static constexpr std::size_t no_node = static_cast<std::size_t>(-1);
-  std::pair<std::size_t, std::string> waits_on() const;
+  std::pair<std::size_t, std::string> waits_on(Cycle cycle) const;
   std::uint32_t awaited_message() const;  // the message behind waits_on(), or no_task
   // Why fast-forward could not engage for this run's settings, or empty when it could.
   std::string fast_forward_refusal() const { return fast_forward_refusal(settings_, *context_.run->policy); }
@@ -123,7 +123,7 @@ class Node : public sc_core::sc_module, public Wakeable {
   void issue_ahead_from_next(Cycle cycle);
   bool enter_ahead(Cycle cycle);
   void maybe_sleep(Cycle cycle, Blocked blocked);
-  void sleep(Cycle cycle, Cycle until, bool waiting);
+  void sleep(Cycle cycle, Cycle until, bool waiting, bool starved = false);
   void arm(Trigger trigger, Cycle cycle);
   bool done(Cycle cycle) const;
   void finish(Cycle cycle);
@@ -149,6 +149,8 @@ class Node : public sc_core::sc_module, public Wakeable {
   bool batching_ = false;  // send-ahead and take-ahead (LinkPorts), with fast-forward
   bool asleep_ = false;
   bool waiting_asleep_ = false;  // asleep waiting for words: the skipped cycles are operand stalls
+  // ... and out of credit: they are back-pressure stalls; a credit starting back wakes the node.
+  bool starved_asleep_ = false;
   bool trace_busy_ = false;
   bool calendar_armed_ = false;  // the wake calendar holds an arming of this node
 };

@@ -185,7 +185,7 @@ void TorusTop::watch() {
   std::stable_sort(waiting.begin(), waiting.end(), [](const Node* a, const Node* b) { return a->progress() < b->progress(); });
   for (const Node* node : waiting)
     stall_report_.push_back("node " + program().describe_node(node->index()) + ": " + node->waiting_for(cycle));
-  if (!waiting.empty()) wait_chain_ = chain_of_waits(waiting.front()->index());
+  if (!waiting.empty()) wait_chain_ = chain_of_waits(waiting.front()->index(), cycle);
   sc_core::sc_stop();
 }
 
@@ -200,13 +200,13 @@ bool TorusTop::sent_in_full(std::uint32_t message) const {
 
 // Follows "waits on" from the least advanced node until a node repeats (a cycle of waits) or
 // the chain ends at a node that waits on nothing outside itself.
-std::string TorusTop::chain_of_waits(std::size_t first) const {
+std::string TorusTop::chain_of_waits(std::size_t first, Cycle cycle) const {
   std::vector<std::size_t> seen;
   std::string text;
   std::size_t at = first;
   while (std::find(seen.begin(), seen.end(), at) == seen.end()) {
     seen.push_back(at);
-    const auto [next, why] = nodes[at].waits_on();
+    const auto [next, why] = nodes[at].waits_on(cycle);
     text += program().describe_node(at);
     if (next == Node::no_node) return "chain of waits: " + text + (nodes[at].finished() ? " (finished)" : " (waits on nothing outside itself)");
     text += " waits for " + why + " from ";

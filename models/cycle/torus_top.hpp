@@ -110,7 +110,7 @@ class TorusTop : public sc_core::sc_module {
 
  private:
   void watch();
-  std::string chain_of_waits(std::size_t first) const;
+  std::string chain_of_waits(std::size_t first, Cycle cycle) const;
   bool sent_in_full(std::uint32_t message) const;
   void inject_fault();
 

@@ -217,15 +217,19 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     TorusTop top("torus", config, program, *micro, *policy, false, with_values);
     sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
     sc_core::sc_start();
-    nlohmann::json nodes = nlohmann::json::array();
+    nlohmann::json nodes = nlohmann::json::array(), activations = nlohmann::json::array();
     for (std::size_t i = 0; i < top.nodes.size(); ++i) {  // sc_vector: no range loop (see torus_top.cpp)
       const Node& node = top.nodes[i];
-      nodes.push_back({{"tasks", spans_json(node.task_trace())}, {"forwarded", node.stats().words_forwarded},
-                       {"finish", node.stats().finish_cycle}});
+      const NodeStats& stats = node.stats();
+      nodes.push_back({{"tasks", spans_json(node.task_trace())}, {"forwarded", stats.words_forwarded},
+                       {"finish", stats.finish_cycle},
+                       {"stalls", {stats.operand_stalls, stats.backpressure_stalls, stats.dependency_stalls}}});
+      activations.push_back(stats.activations);
     }
     return nlohmann::json{{"total", top.completion_cycle()}, {"completed", top.completed()}, {"nodes", nodes},
                           {"stall", top.stall_report()}, {"chain", top.wait_chain()}, {"clock", top.clock != nullptr},
-                          {"ended_at", sc_core::sc_time_stamp().value() / TorusTop::period_ticks()}};
+                          {"ended_at", sc_core::sc_time_stamp().value() / TorusTop::period_ticks()},
+                          {"activations", activations}};
   }
 }
 

@@ -137,6 +137,32 @@ inline Program deadlocked_pair() {
   return p;
 }
 
+// Node 0 sends two 8-word blocks (b = 2) on its one link to node 1, A before B; node 1 takes B
+// first, computes with it, and only then posts its receive of A. A's first word fills node 1's
+// one-word link buffer and stays there, and B never gets past it: node 0 waits for a credit
+// and node 1 for B, with nothing to do but wait. (Rejected by the verifier; timed anyway.)
+inline Program head_of_line_stall() {
+  Program p = empty_program(TorusShape{2, 1, 1}, 2, 4);
+  load(p, 0, 0, tag(0, 0));
+  load(p, 0, 1, tag(1, 0));
+  load(p, 1, 2, tag(1, 1));
+  const std::vector<Direction> route{Direction::PlusQ};
+  const std::uint32_t a = p.add_message(0, 1, route, 8, tag(0, 0));
+  const std::uint32_t b = p.add_message(0, 1, route, 8, tag(1, 0));
+  const auto transfer = [&p](TaskKind kind, std::size_t node, std::uint32_t buffer, std::uint32_t message) {
+    Task task = make_task(kind, {});
+    task.buffer = buffer;
+    task.message = message;
+    p.nodes[node].tasks.push_back(task);
+  };
+  transfer(TaskKind::Send, 0, 0, a);
+  transfer(TaskKind::Send, 0, 1, b);
+  transfer(TaskKind::Receive, 1, 1, b);
+  compute(p, 1, 3, 1, 2, tag(0, 9), tag(1, 0), tag(1, 1));
+  transfer(TaskKind::Receive, 1, 0, a);
+  return p;
+}
+
 struct Machine {
   Cycle link_latency = 1;
   Rational link_rate{1, 1};

@@ -52,3 +52,32 @@ TEST_CASE("the watchdog stops a stall at the same cycle with and without a clock
   CHECK(off["ended_at"].get<Cycle>() == 1024);
   CHECK(on["stall"] == off["stall"]);
 }
+
+TEST_CASE("nodes that can only wait sleep through a stall, with the stepping run's figures", "[model][clock][watchdog]") {
+  // Node 0 is out of credit with nothing else to do; node 1 waits for a block stuck behind a word
+  // it has not yet posted a receive for. Stepping, both ran every cycle until the watchdog; now
+  // a credit starting back or a receive being posted are the only things that could wake them.
+  const Program p = head_of_line_stall();
+  Machine one_word;
+  one_word.link_buffer_words = 1;
+  Machine stepping = one_word;
+  stepping.fast_forward = "off";
+  const nlohmann::json on = time_program(p, one_word);
+  const nlohmann::json off = time_program(p, stepping);
+  REQUIRE_FALSE(on["completed"].get<bool>());
+  REQUIRE_FALSE(off["completed"].get<bool>());
+  CHECK(on["ended_at"] == off["ended_at"]);
+  CHECK(on["stall"] == off["stall"]);
+  CHECK(on["chain"] == off["chain"]);
+  // Per task records. (Stall counts are not compared: a stalled run reports none, and a node
+  // asleep at the watchdog has not yet counted the cycles it slept.)
+  for (std::size_t n = 0; n < 2; ++n) {
+    CHECK(on["nodes"][n]["tasks"] == off["nodes"][n]["tasks"]);
+    CHECK(on["nodes"][n]["finish"] == off["nodes"][n]["finish"]);
+  }
+  CHECK(on["nodes"][0]["tasks"][2]["count"] == 1);  // A's first word left; its second waits for the credit
+  CHECK_THAT(on["chain"].get<std::string>(), Catch::Contains("waits for a credit on +Q"));
+  INFO(on["activations"].dump() << " against " << off["activations"].dump() << " stepping");
+  CHECK(off["activations"][0].get<std::uint64_t>() > 1000);
+  for (const auto& activations : on["activations"]) CHECK(activations.get<std::uint64_t>() < 20);
+}
