@@ -34,9 +34,14 @@ bool EventEngine::advance_node(std::size_t n) {
     } else if (task.kind == TaskKind::Fft) {
       if (!pass_fft(n, task)) break;
     } else {
-      if (!w.entered && !enter_compute(n, task)) break;
-      if (!w.started && !open_gate(n)) break;
-      if (!issue(n, task)) break;
+      const bool entered = w.entered;
+      const std::size_t issued = w.fma;
+      const bool passed = (w.entered || enter_compute(n, task)) && (w.started || open_gate(n)) && issue(n, task);
+      // Entering a compute posts the sends after it and issuing part of it finishes accumulator
+      // words: under overlapped rolls either lets words leave before the compute passes, so
+      // whatever waits on this node must be woken (a send left unwoken asked a router late).
+      progress = progress || w.entered != entered || w.fma != issued;
+      if (!passed) break;
       finish_compute(n, task);
     }
     progress = true;

@@ -176,3 +176,11 @@ TEST_CASE("event engine: a block no task reads lands before the compute that rep
   // for a router), then stored the old block over the new one: every node stalled in task 74.
   check_like_systemc("--N 3 --P 3 --boundary torus,torus,mesh", 94);
 }
+
+TEST_CASE("event engine: a send posted by a compute still waiting for its words is woken", "[scenario][event][mesh]") {
+  // Overlapped rolls let a compute's sends leave while it waits for words. Entering such a
+  // compute without issuing an fma once counted as no progress, so its sends were not woken:
+  // with uneven blocks on a mesh one asked a router for the link of its next hop only after
+  // grants at later cycles were made (the engine's grant-order check, exit 4).
+  check_like_systemc("--N 6 --P 4 --alpha +-- --link_buffer_words 2 --roll_policy overlapped --boundary mesh", 296);
+}
