@@ -151,7 +151,11 @@ void EventEngine::forget_active(std::size_t n, std::uint32_t m) {
 // Message m's receive at node n has stored its every word.
 void EventEngine::receive_done(std::size_t n, std::uint32_t m) {
   forget_active(n, m);
-  if (messages_[m].into != no_buffer) std::erase(nodes_[n].buffers[messages_[m].into].active_receives, m);
+  const MessageState& s = messages_[m];
+  if (s.into == no_buffer) return;
+  BufferTimes& buffer = nodes_[n].buffers[s.into];
+  std::erase(buffer.active_receives, m);
+  buffer.last_store = std::max(buffer.last_store, s.last_store);
 }
 
 void EventEngine::fail(std::size_t n, const std::string& what) const {

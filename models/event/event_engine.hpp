@@ -65,6 +65,9 @@ class EventEngine {
   void post_send(std::size_t n, std::uint32_t task, Cycle at);
   bool owes(const BufferTimes& buffer, std::uint32_t word, std::uint32_t below_generation) const;
   bool owes_any(const BufferTimes& buffer, std::uint32_t below_generation) const;
+  static bool replaceable(const BufferTimes& buffer, bool after_receives);
+  static Cycle free_from(const BufferTimes& buffer);
+  void check_replaced(std::size_t n, std::uint32_t buffer, Cycle at) const;
   void classify_wait(NodeState& node, Cycle from, Cycle to);
   void classify_dependency(NodeState& node, Cycle from, Cycle to);
   void classify_busy(NodeState& node, Cycle cycle);

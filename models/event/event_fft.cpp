@@ -19,8 +19,8 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
   Cycle at = w.at;
   for (std::uint32_t i = 0; i < spec.outputs; ++i) {  // replaceable once every owed word has left
     const BufferTimes& out = node.buffers[fft_output(list, task, spec, i)];
-    if (!out.active_sends.empty()) return false;
-    at = std::max(at, out.busy_until == never ? Cycle{0} : out.busy_until + 1);
+    if (!replaceable(out, true)) return false;
+    at = std::max(at, free_from(out));
   }
   // Until every input word is stored (and the outputs replaceable) the node waits for words;
   // from then until the last is usable, for its own pipeline (dependency).
@@ -37,6 +37,7 @@ bool EventEngine::pass_fft(std::size_t n, const Task& task) {
       fail(n, "task " + std::to_string(w.next) + " needs " + program_.describe(want) + " but holds " + program_.describe(input.tag));
   }
   if (at == w.last_issue && w.issued_then >= params_.per_cycle) ++at;  // no fma slot left in that cycle
+  for (std::uint32_t i = 0; i < spec.outputs; ++i) check_replaced(n, fft_output(list, task, spec, i), at);
   stored = std::min(stored, at);
   classify_wait(node, w.at, stored);
   classify_dependency(node, stored, at);

@@ -34,9 +34,14 @@ bool EventEngine::advance_node(std::size_t n) {
     } else if (task.kind == TaskKind::Fft) {
       if (!pass_fft(n, task)) break;
     } else {
-      if (!w.entered && !enter_compute(n, task)) break;
-      if (!w.started && !open_gate(n)) break;
-      if (!issue(n, task)) break;
+      const bool entered = w.entered;
+      const std::size_t issued = w.fma;
+      const bool passed = (w.entered || enter_compute(n, task)) && (w.started || open_gate(n)) && issue(n, task);
+      // Entering a compute posts the sends after it and issuing part of it finishes accumulator
+      // words: under overlapped rolls either lets words leave before the compute passes, so
+      // whatever waits on this node must be woken (a send left unwoken asked a router late).
+      progress = progress || w.entered != entered || w.fma != issued;
+      if (!passed) break;
       finish_compute(n, task);
     }
     progress = true;
@@ -66,14 +71,39 @@ bool EventEngine::owes_any(const BufferTimes& buffer, std::uint32_t below_genera
                      [&](std::uint32_t m) { return messages_[m].generation < below_generation; });
 }
 
+// Whether a task may replace the buffer's content (a load, a zeroing compute, an FFT's output)
+// now that its times are known: no earlier send still owes one of its words and, unless the
+// task keeps the content (`after_receives` false: a compute that accumulates onto a block it
+// receives), no earlier receive still has words to store in it. Those words land before the
+// replacement in cycle order (a block no task reads, such as a forward transform's last roll
+// before the inverse, lands steps earlier), but the engine learns their cycles only as their
+// messages move: stored after the new content was placed, they would overwrite it.
+bool EventEngine::replaceable(const BufferTimes& buffer, bool after_receives) {
+  return buffer.active_sends.empty() && (!after_receives || buffer.active_receives.empty());
+}
+
+// The cycle after the buffer's last owed word left, from which it may be replaced.
+Cycle EventEngine::free_from(const BufferTimes& buffer) { return buffer.busy_until == never ? 0 : buffer.busy_until + 1; }
+
+// Node n replaces the buffer's content at cycle `at`. A word of an earlier receive stored after
+// `at` would land over the new content (docs/timing-model.md, "Programs"): a Program that does
+// not order them is refused.
+void EventEngine::check_replaced(std::size_t n, std::uint32_t b, Cycle at) const {
+  const Cycle landed = nodes_[n].buffers[b].last_store;
+  if (landed > at)
+    fail(n, "task " + std::to_string(nodes_[n].walk.next) + " replaces buffer " + std::to_string(b) + " at cycle " +
+                std::to_string(at) + ", before a word of an earlier receive lands in it at cycle " + std::to_string(landed));
+}
+
 // A load replaces the buffer once every word an earlier send owes has left (from the next cycle).
 bool EventEngine::pass_load(std::size_t n, const Task& task) {
   const TaskDetail& d = program_.nodes[n].detail(task);
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   BufferTimes& buffer = node.buffers[task.buffer];
-  if (!buffer.active_sends.empty()) return false;
-  const Cycle at = std::max(w.at, buffer.busy_until == never ? Cycle{0} : buffer.busy_until + 1);
+  if (!replaceable(buffer, true)) return false;
+  const Cycle at = std::max(w.at, free_from(buffer));
+  check_replaced(n, task.buffer, at);
   classify_wait(node, w.at, at);
   node.datapath->load(task.buffer, d.source);
   buffer.place(node.info[w.next], at);
@@ -88,9 +118,10 @@ bool EventEngine::enter_compute(std::size_t n, const Task& task) {
   NodeState& node = nodes_[n];
   Walk& w = node.walk;
   BufferTimes& acc = node.buffers[task.buffer];
-  if (!acc.active_sends.empty()) return false;
-  Cycle at = std::max(w.at, acc.busy_until == never ? Cycle{0} : acc.busy_until + 1);
+  if (!replaceable(acc, task.zero_accumulator)) return false;
+  Cycle at = std::max(w.at, free_from(acc));
   if (at == w.last_issue && w.issued_then >= params_.per_cycle) ++at;  // no fma slot left in that cycle
+  if (task.zero_accumulator) check_replaced(n, task.buffer, at);
   classify_wait(node, w.at, at);
   w.at = at;
   const TaskDataflow& flow = node.flow[w.next];

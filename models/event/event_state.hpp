@@ -71,6 +71,7 @@ struct BufferTimes {
   std::vector<std::uint32_t> generation;
   std::vector<std::uint16_t> writes_left;
   Cycle busy_until = never;                // the last cycle any word of it left
+  Cycle last_store = 0;                    // the last cycle a receive stored a word in it
   DataTag tag;
   std::vector<std::uint32_t> active_sends;  // messages posted from it whose words have not all left
   std::vector<std::uint32_t> active_receives;  // messages posted into it whose words are not all stored
