@@ -85,6 +85,7 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
     // Its place still owes a word to a link, or will when an older block lands there.
     if (!context_.memory.word_replaceable(in.buffer, word.index, cycle) || context_.memory.awaits_older(in.buffer, word.index, in.generation)) return false;
     if (context_.words_done(in.task) == 0) buffer.tag = context_.program().messages[word.message].tag;
+    check_not_replaced(in.buffer, word.index, in.generation, cycle);
     context_.datapath->write(in.buffer, word.index, word.value);
     context_.memory.store(in.buffer, word.index, in.generation, cycle);
   }
@@ -93,6 +94,17 @@ bool LinkPorts::store(const LinkWord& word, Cycle cycle, std::uint32_t posted_be
   ++context_.stats.words_received;
   context_.send_state_changed = true;
   return true;
+}
+
+// A word of an earlier receive landing after a later task replaced its buffer (a load or a
+// zeroing compute) would overwrite the newer content: a race in the Program, refused as the
+// event engine refuses it (docs/timing-model.md, "Programs").
+void LinkPorts::check_not_replaced(std::uint32_t buffer, std::uint32_t word, std::uint32_t generation, Cycle cycle) const {
+  const std::uint32_t held = context_.memory.buffer(buffer).words[word].generation;
+  if (held > generation)
+    context_.fail("a word of an earlier receive lands at cycle " + std::to_string(cycle) + " in buffer " +
+                  std::to_string(buffer) + ", which a later task has already replaced (generation " +
+                  std::to_string(held) + " over " + std::to_string(generation) + ")");
 }
 
 bool LinkPorts::released(const Outgoing& o, Cycle cycle) const {

@@ -124,6 +124,7 @@ class LinkPorts : public LinkTaker {
   std::size_t next_direction(const LinkWord& word) const;
   std::uint32_t word_at(const Outgoing& o) const { return o.order ? (*o.order)[o.position] : o.position; }
   bool released(const Outgoing& o, Cycle cycle) const;
+  void check_not_replaced(std::uint32_t buffer, std::uint32_t word, std::uint32_t generation, Cycle cycle) const;
   Cycle release_cycle(const Outgoing& o) const;  // never when it waits on a future event
   // When the head word of `o` may leave: released, and for a message's first word also posted
   // and past the message's start-up; never when it waits on a future event.

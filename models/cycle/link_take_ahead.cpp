@@ -68,6 +68,8 @@ std::size_t LinkPorts::store_run(const CommittedRun& words, std::size_t count) {
   // reads (a run never holds one word twice).
   const std::size_t k = context_.memory.landable_prefix(into, words.first_index, words.index_step, count, taking_.generation,
                                                         words.first_arrival, words.spacing);
+  for (std::size_t j = 0; j < k; ++j)
+    check_not_replaced(into, run_word(words.first_index, words.index_step, j), taking_.generation, words.arrival(j));
   context_.datapath->write_run(into, words.first_index, words.index_step, words.values, words.parts, k);
   context_.memory.store_run(into, words.first_index, words.index_step, k, taking_.generation, words.first_arrival, words.spacing);
   if (k > 0 && context_.words_done(taking_.task) == 0) buffer.tag = context_.program().messages[taking_.message].tag;

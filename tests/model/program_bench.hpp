@@ -163,6 +163,17 @@ inline Program head_of_line_stall() {
   return p;
 }
 
+// Node 1 receives node 0's 8-word block into its buffer 0 and, next in its task list, loads
+// that buffer afresh: nothing orders the load after the words land, and they would overwrite
+// the loaded block. (The verifier takes it: the received block is never read.)
+inline Program receive_then_replace() {
+  Program p = empty_program(TorusShape{2, 1, 1}, 2, 1);
+  load(p, 0, 0, tag(0, 0));
+  message(p, 0, 0, {Direction::PlusQ}, 0, tag(0, 0));
+  load(p, 1, 0, tag(0, 1));
+  return p;
+}
+
 struct Machine {
   Cycle link_latency = 1;
   Rational link_rate{1, 1};

@@ -138,3 +138,20 @@ TEST_CASE("per-step records are kept when asked for even where node 0 has no tas
   CHECK(cycle["records"]["steps"]["start"][1].size() == 1);
   CHECK(engine_records(p, machine, "event") == cycle);
 }
+
+TEST_CASE("both engines refuse a Program whose received words would land over a later load", "[model][event][errors]") {
+  const Program p = receive_then_replace();
+  // The SystemC run happens in a child process, whose exception comes back as a runtime_error.
+  const auto refusal = [&p](const std::string& engine) -> std::string {
+    try {
+      engine_records(p, Machine{}, engine);
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "ran";
+  };
+  const std::string cycle = refusal("systemc"), event = refusal("event");
+  CHECK_THAT(cycle, Catch::Contains("node (1,0,0)") && Catch::Contains("a word of an earlier receive lands at cycle") &&
+                        Catch::Contains("which a later task has already replaced"));
+  CHECK_THAT(event, Catch::Contains("replaces buffer 0 at cycle") && Catch::Contains("before a word of an earlier receive lands"));
+}
