@@ -207,15 +207,3 @@ TEST_CASE("the other task's files are refused, not ignored", "[scenario][cli][er
   CHECK(matmul.exit_code == 2);
   CHECK_THAT(matmul.output, Catch::Contains("user_matrix: '" + dir.file("missing.txt") + "' is not allowed with task: matmul"));
 }
-
-TEST_CASE("overlapped rolls with uneven stationary blocks are refused, not run past a buffer", "[scenario][cli][errors][matmul]") {
-  // Both engines once read out of bounds here (AddressSanitizer: LinkPorts::released).
-  for (const char* engine : {"systemc", "event"}) {
-    const CliRun uneven = run_cli("run --task matmul --array 3x3 --algorithm b_stationary --roll_policy overlapped --engine " +
-                                  std::string(engine));
-    CHECK(uneven.exit_code == 2);
-    CHECK_THAT(uneven.output, Catch::Contains("roll_policy: 'overlapped' is not allowed with algorithm b_stationary on a "
-                                              "two-dimensional array with blocks of uneven size"));
-  }
-  CHECK(run_cli("run --task matmul --array 2x2 --algorithm a_stationary --roll_policy overlapped").exit_code == 0);
-}
