@@ -1,36 +1,12 @@
 // The timed matmul run: the Program of the chosen algorithm, timed by the engine the machine
 // names, with C read back from the engine's node buffers and checked against Eigen's product.
 
-#include <stdexcept>
 #include <optional>
 
 #include "models/engine.hpp"
 #include "sim/matmul_run.hpp"
 
 namespace torus {
-
-namespace {
-
-// Overlapped rolls release a sent block's words in the order its compute first uses them; the
-// stationary algorithms' uneven blocks do not have the shape that order describes, and both
-// engines then read past a buffer on two-dimensional arrays (found by a cross-engine fuzz round:
-// 3x3, 2x3, 2x4; a linear array such as 4x1 runs clean under AddressSanitizer). Refused until the
-// release order follows the block sent.
-void refuse_uneven_overlapped_stationary(const RunConfig& run, const MachineConfig& machine, const Program& program,
-                                         const MatmulProblem& problem) {
-  // auto's choice is what runs (a stationary choice once slipped past this check under auto).
-  const std::string algorithm = run.algorithm == "auto" ? chosen_matmul_algorithm(problem) : run.algorithm;
-  if (machine.roll_policy != "overlapped" || (algorithm != "a_stationary" && algorithm != "b_stationary")) return;
-  if (program.shape.p1 == 1 || program.shape.p2 == 1) return;
-  for (const TagKind& kind : program.tag_kinds)
-    if (kind.cut && !kind.cut->even())
-      throw std::invalid_argument("roll_policy: 'overlapped' is not allowed with algorithm " + run.algorithm +
-                                  (algorithm != run.algorithm ? " (it chose " + algorithm + ")" : std::string()) +
-                                  " on a two-dimensional array with blocks of uneven size (m, k, n not multiples of the "
-                                  "array's sides); allowed: after_compute, m, k and n that the array divides, or a linear array");
-}
-
-}  // namespace
 
 template <class T>
 Tensor3<T> simulate_matmul(const RunConfig& run, const MachineConfig& machine, const FaultConfig& fault, RunReport& report,
@@ -40,7 +16,6 @@ Tensor3<T> simulate_matmul(const RunConfig& run, const MachineConfig& machine, c
   const bool values = run.computes_values();
   Program program;
   MatmulOutcome outcome = prepare_matmul(run, program, phases);
-  refuse_uneven_overlapped_stationary(run, machine, program, outcome.problem);
   const bool split = is_complex_v<T> && machine.complex_cost() == 4;
   const HostData<T> host{Tensor3<T>(), {},
                          values ? timed(phases, Phase::Input, [&] { return make_operands<T>(run); }) : std::vector<Tensor3<T>>{}};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/prefetch.hpp"
+#include "models/send_order.hpp"
 
 namespace torus {
 
@@ -23,27 +24,18 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
   const Task& t = context_.task(task);
   const Message& m = context_.program().messages[t.message];
   if (m.hops == 0) context_.fail("message " + std::to_string(t.message) + " has no route (a node sending to itself)");
-  BlockRole role = BlockRole::Operand;
-  const std::vector<std::uint32_t>* order = nullptr;
-  const RollPolicy& policy = *context_.run->policy;
-  if (compute != no_task) {
-    const TaskDetail& c = context_.detail(context_.computes[compute].task);
-    const MicroProgram& micro = context_.run->micro[c.kernel];
-    const std::uint32_t accumulator = context_.task(context_.computes[compute].task).buffer;
-    if (t.buffer == accumulator) role = BlockRole::Accumulator;
-    else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
-    const SendRelease release = policy.release(role);
-    // Words leave in the order the compute finishes them, or the order a neighbour running
-    // the same kernel will first read them.
-    if (release == SendRelease::WordFinal) order = &micro.accumulator_final_order;
-    else if (release == SendRelease::WordPresent && t.buffer == c.operand) order = &micro.operand_first_use;
-    else if (release == SendRelease::WordPresent && t.buffer == c.coefficient) order = &micro.coefficient_first_use;
-  }
   const std::uint32_t generation = context_.info[task];
+  const NodeComputes computes{context_.node, context_.computes.size(),
+                              [this](std::uint32_t c) {
+                                const ComputeFlow& f = context_.computes[c];
+                                return ComputeReads{f.task, f.operand_generation, f.coefficient_generation};
+                              },
+                              [this](std::uint32_t kernel) -> const MicroProgram& { return context_.run->micro[kernel]; }};
+  const SendOrder order = send_order(computes, *context_.run->policy, task, generation, m.words, compute);
   prefetch_span<true>(context_.memory.buffer(t.buffer).words.data(), m.words);
   context_.memory.owe(t.buffer, generation, m.words);
   const auto d = static_cast<std::size_t>(context_.program().route(m).front());
-  outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, policy.release(role), order,
+  outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, order.release, order.order,
                           t.label.global_step, cycle});
   retry_at_[d] = 0;
 }

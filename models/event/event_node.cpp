@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "models/event/event_engine.hpp"
+#include "models/send_order.hpp"
 
 namespace torus::event {
 
@@ -242,25 +243,16 @@ void EventEngine::post_send(std::size_t n, std::uint32_t task_index, Cycle at) {
   const Message& m = program_.messages[t.message];
   MessageState& s = messages_[t.message];
   s.compute = node.walk.compute;
-  BlockRole role = BlockRole::Operand;
-  if (s.compute != no_task) {
-    const Task& compute = program_.nodes[n].tasks[node.compute_task[s.compute]];
-    const TaskDetail& c = program_.nodes[n].detail(compute);
-    if (t.buffer == compute.buffer) role = BlockRole::Accumulator;
-    else if (t.buffer == c.coefficient) role = BlockRole::Coefficient;
-    s.release = policy_.release(role);
-    const bool ordered = s.release == SendRelease::WordFinal ||
-                         (s.release == SendRelease::WordPresent && (t.buffer == c.operand || t.buffer == c.coefficient));
-    if (ordered) {
-      const MicroProgram& micro = this->micro(c.kernel);
-      s.order = s.release == SendRelease::WordFinal ? &micro.accumulator_final_order
-                : t.buffer == c.operand            ? &micro.operand_first_use
-                                                   : &micro.coefficient_first_use;
-      s.position = &position_of(s.order);
-    }
-  } else {
-    s.release = policy_.release(role);
-  }
+  const NodeComputes computes{&program_.nodes[n], node.compute_task.size(),
+                              [&node](std::uint32_t c) {
+                                const TaskDataflow& f = node.flow[node.compute_task[c]];
+                                return ComputeReads{node.compute_task[c], f.operand_generation, f.coefficient_generation};
+                              },
+                              [this](std::uint32_t kernel) -> const MicroProgram& { return micro(kernel); }};
+  const SendOrder order = send_order(computes, policy_, task_index, node.info[task_index], s.words, s.compute);
+  s.release = order.release;
+  s.order = order.order;
+  s.position = s.order ? &position_of(s.order) : nullptr;
   s.posted = true;
   s.posted_at = at;
   s.buffer = t.buffer;

@@ -222,22 +222,6 @@ TEST_CASE("the other task's files are refused, not ignored", "[scenario][cli][er
   CHECK_THAT(matmul.output, Catch::Contains("user_matrix: '" + dir.file("missing.txt") + "' is not allowed with task: matmul"));
 }
 
-TEST_CASE("overlapped rolls with uneven stationary blocks are refused, not run past a buffer", "[scenario][cli][errors][matmul]") {
-  // Both engines once read out of bounds here (AddressSanitizer: LinkPorts::released).
-  for (const char* engine : {"systemc", "event"}) {
-    const CliRun uneven = run_cli("run --task matmul --array 3x3 --algorithm b_stationary --roll_policy overlapped --engine " +
-                                  std::string(engine));
-    CHECK(uneven.exit_code == 2);
-    CHECK_THAT(uneven.output, Catch::Contains("roll_policy: 'overlapped' is not allowed with algorithm b_stationary on a "
-                                              "two-dimensional array with blocks of uneven size"));
-  }
-  // auto choosing b_stationary (n >= 16 m) is refused the same way.
-  const CliRun chosen = run_cli("run --task matmul --array 3x3 --algorithm auto --m 3 --k 5 --n 70 --roll_policy overlapped");
-  CHECK(chosen.exit_code == 2);
-  CHECK_THAT(chosen.output, Catch::Contains("roll_policy: 'overlapped' is not allowed with algorithm auto (it chose b_stationary)"));
-  CHECK(run_cli("run --task matmul --array 2x2 --algorithm a_stationary --roll_policy overlapped").exit_code == 0);
-}
-
 TEST_CASE("refusals quote what the user wrote and say what would be allowed", "[scenario][cli][errors]") {
   const auto refused = [](const std::string& arguments, const std::string& message) {
     const CliRun run = run_cli(arguments);
@@ -269,3 +253,4 @@ TEST_CASE("refusals quote what the user wrote and say what would be allowed", "[
   CHECK_THAT(empty_seed.output, Catch::Contains("scenario.yaml:3:7: seed: a value is needed here (a number or a word), not an "
                                                 "empty one or ~"));
 }
+
