@@ -1,5 +1,6 @@
 #include "models/simulation.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -165,6 +166,23 @@ ProgramResult<T> compute_values(const Program& program, const HostData<T>& host,
   return execute_program(program, host, ExecutorOptions{machine.host_threads(), true});
 }
 
+// A stall of a faultless run with routed messages and link buffers below the default: most
+// likely the wormhole deadlock docs/timing-model.md describes ("Routers"), which the user can
+// avoid. (Buffers as large as every message are not enough: a node may have several in flight.)
+std::string stall_hint(const EngineInputs& inputs) {
+  if (inputs.fault.kind() != FaultKind::None) return {};
+  const bool routed = std::any_of(inputs.program.messages.begin(), inputs.program.messages.end(),
+                                  [](const Message& m) { return m.hops > 1; });
+  const std::size_t block = inputs.program.largest_block_words();
+  const auto buffer = static_cast<std::uint64_t>(inputs.machine.link_buffer(block));
+  if (!routed || buffer >= 2 * block) return {};
+  return "\nlink_buffer_words: " + std::to_string(buffer) + (buffer == 1 ? " word" : " words") +
+         " is less than the default (auto: " + std::to_string(2 * block) +
+         ", two of the largest block): messages passing through routers hold links while they wait for credits, and "
+         "can wait on each other in a cycle (a wormhole deadlock, docs/timing-model.md \"Routers\"); with auto buffers "
+         "no tested run of the shipped algorithms has stalled";
+}
+
 }  // namespace
 
 TimedProgram time_program(EngineInputs inputs, bool inverse_last, std::uint64_t fma_expected, const ProgressDisplay& progress,
@@ -178,7 +196,11 @@ TimedProgram time_program(EngineInputs inputs, bool inverse_last, std::uint64_t 
   if (!inputs.run.chrome_trace.empty()) inputs.step_spans = true;
   inputs.phases = &report.phases;
   TimedProgram out;
-  out.engine = machine.engine == "event" ? run_event_engine(inputs) : run_cycle_engine(inputs);
+  try {
+    out.engine = machine.engine == "event" ? run_event_engine(inputs) : run_cycle_engine(inputs);
+  } catch (const StallError& stall) {
+    throw StallError(stall.what() + stall_hint(inputs));
+  }
   if (meter && meter->shown()) progress("");
   report.fault = out.engine->fault_record();
   if (inputs.fault.kind() != FaultKind::None && report.fault.empty()) report.fault = never_fired(inputs.fault);

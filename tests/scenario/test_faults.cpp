@@ -78,3 +78,28 @@ TEST_CASE("a run issued ahead keeps its progress: no false stall while its fma i
   CHECK(run_cli(run + "systemc --fast_forward off").report["timing"]["total_cycles"] == 1049);
   CHECK(run_cli(run + "event").report["timing"]["total_cycles"] == 1049);
 }
+
+TEST_CASE("a wormhole deadlock is named as such, with the buffer that allows it", "[scenario][watchdog][router]") {
+  // The nodes of a ring of 4 send 4-word pieces on through their neighbours over small buffers:
+  // the messages hold the ring's links and wait for each other's credits.
+  const std::string run = "run --N 8x8x4 --P 4x1x2 --algorithm ring_transpose_fft --transform dft --direction forward "
+                          "--values off --link_buffer_words 1 --engine ";
+  for (const char* engine : {"systemc", "event"}) {
+    const CliRun stalled = run_cli(run + engine);
+    INFO(engine << ": " << stalled.output);
+    CHECK(stalled.exit_code == 5);
+    CHECK_THAT(stalled.output, Catch::Contains("link_buffer_words: 1 word is less than the default (auto: 64, two of the "
+                                               "largest block)") &&
+                                   Catch::Contains("wormhole deadlock"));
+  }
+  CHECK_THAT(run_cli(run + "systemc").output, Catch::Contains("cycle of waits: (0,0,0) waits for a credit on +Q from (1,0,0)"));
+  // Buffers of 16 words hold four of the largest messages and still deadlock; 32 do not.
+  const std::string sized = "run --N 8x8x4 --P 4x1x2 --algorithm ring_transpose_fft --transform dft --direction forward "
+                            "--values off --link_buffer_words ";
+  CHECK_THAT(run_cli(sized + "16").output, Catch::Contains("link_buffer_words: 16 words is less than the default"));
+  CHECK(run_cli(sized + "32").exit_code == 0);
+  // A stall a fault causes is not blamed on the buffers.
+  const CliRun faulty = run_cli(sized + "2 --fault stuck_node --fault_cycle 5");
+  CHECK(faulty.exit_code == 5);
+  CHECK_THAT(faulty.output, !Catch::Contains("wormhole"));
+}
