@@ -298,7 +298,7 @@ void LinkPorts::forward(std::size_t d, Cycle cycle) {
     in.pop(cycle);
     forwarded_at_[p] = cycle;
     ++context_.stats.words_forwarded;
-    context_.last_progress = cycle;
+    context_.last_progress = std::max(context_.last_progress, cycle);
     if (++forwarded_[d] == context_.program().messages[word.message].words) {
       owner_[d] = free_link;
       break;

@@ -103,3 +103,18 @@ TEST_CASE("a wormhole deadlock is named as such, with the buffer that allows it"
   CHECK(faulty.exit_code == 5);
   CHECK_THAT(faulty.output, !Catch::Contains("wormhole"));
 }
+
+TEST_CASE("a word passing through keeps a run issued ahead as the node's progress", "[scenario][fault][watchdog]") {
+  // Node (0,1,0) issued a 2,304-fma chained compute ahead while a word passed through it; the
+  // router set its last progress to that cycle, not the run's last fma, and with every other node
+  // waiting on the stuck one the watchdog fired inside the run (found by an adversarial round).
+  // The stall report must be the stepping run's.
+  const std::string run = "run --N 12x12x8 --P 1x3x2 --algorithm pencil_fft --transform dft --micro_schedule chained "
+                          "--fault stuck_node --watchdog_cycles 1000 --values off --fast_forward ";
+  const CliRun on = run_cli(run + "on"), off = run_cli(run + "off");
+  CHECK(on.exit_code == 5);
+  CHECK(off.exit_code == 5);
+  const auto stall = [](const std::string& output) { return output.substr(output.find("stalled:")); };
+  CHECK(stall(on.output) == stall(off.output));
+  CHECK_THAT(stall(on.output), Catch::Contains("node (0,1,0): global step 2 (stage 3, step 0), fma 0 of 1536"));
+}
