@@ -357,22 +357,13 @@ Cycle LinkPorts::next_storable_arrival(Cycle cycle) const {
   return next;
 }
 
-Cycle LinkPorts::earliest_send(Cycle cycle) const {
+Cycle LinkPorts::earliest_send(Cycle cycle, bool credit_wakes) const {
   Cycle next = never;
   for (const std::size_t d : out_dirs_) {
     if (owner_[d] >= 0) return cycle + 1;  // forwarding: paced by the links
-    if (!outgoing_[d].empty()) next = std::min(next, std::max(retry_at_[d], cycle + 1));
-  }
-  return next;
-}
-
-Cycle LinkPorts::earliest_send_when_starved(Cycle cycle) const {
-  Cycle next = never;
-  for (const std::size_t d : out_dirs_) {
-    if (owner_[d] >= 0) return cycle + 1;
     if (outgoing_[d].empty()) continue;
-    next = std::min(next, std::max(starved_with_work(d, cycle) ? context_.out[d]->next_credit_return() : retry_at_[d],
-                                   cycle + 1));
+    const Cycle from = credit_wakes && starved_with_work(d, cycle) ? context_.out[d]->next_credit_return() : retry_at_[d];
+    next = std::min(next, std::max(from, cycle + 1));
   }
   return next;
 }

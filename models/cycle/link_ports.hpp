@@ -72,11 +72,10 @@ class LinkPorts : public LinkTaker {
   // is for a receive the node has not posted yet. Only the node's own progress posts it, and
   // stepping would only find it unstorable cycle after cycle.
   Cycle next_storable_arrival(Cycle cycle) const;
-  Cycle earliest_send(Cycle cycle) const;
-  // The same for a node about to sleep while out of credit: a link whose released head waits
-  // for a credit can send when the next credit on its way back returns; with none on its way,
-  // only after one starts back (announced through credit_hints(); never here).
-  Cycle earliest_send_when_starved(Cycle cycle) const;
+  // With `credit_wakes` (a node about to sleep while out of credit), a link whose released head
+  // waits for a credit can send when the next credit on its way back returns; with none on its
+  // way, only after one starts back (announced through credit_hints(); never here).
+  Cycle earliest_send(Cycle cycle, bool credit_wakes = false) const;
   std::array<CreditHint, direction_count>& credit_hints() { return credit_hints_; }
   const DirectionList& receive_directions() const { return in_dirs_; }
   const DirectionList& send_directions() const { return out_dirs_; }

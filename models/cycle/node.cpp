@@ -332,7 +332,7 @@ void Node::maybe_sleep(Cycle cycle, Blocked blocked) {
     // it), so each cycle until then is what stepping would count: a back-pressure stall when
     // waiting, nothing otherwise. A node issuing ahead out of credit steps.
     starved = (waiting || idle || stuck) && ports_.any_starved_with_work(cycle);
-    const Cycle send = starved ? ports_.earliest_send_when_starved(cycle) : ports_.earliest_send(cycle);
+    const Cycle send = ports_.earliest_send(cycle, starved);
     if (send <= cycle + 1) return arm(Trigger::Tick, cycle);
     until = std::min(until, send);
   }

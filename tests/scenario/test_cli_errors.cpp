@@ -241,7 +241,7 @@ TEST_CASE("refusals quote what the user wrote and say what would be allowed", "[
   refused("run --task matmul --algorithm auto --m 3 --k 5 --n 7 --array 2x3",
           "(algorithm: auto chose systolic for C of 3 x 7; choose an algorithm to run another)");
   refused("run -p N=4 --N 8", "N: given twice on the command line ('");
-  refused("run --P 2 --P 4", "P");
+  refused("run --P 2 --P 4", "--P: At Most 1 required but received 2");
   refused("run --N 4 --P 2 --fault bit_flip --values off", "fault: 'bit_flip' is not allowed with values: off");
   refused("run --N 4 --P 2 --fault corrupt_coefficient --values off", "fault: 'corrupt_coefficient' is not allowed with values: off");
   // The same values where they are allowed.
