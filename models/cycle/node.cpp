@@ -37,13 +37,13 @@ std::size_t RunShared::bytes() const {
 }
 
 Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
-           std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event* tick, WakeCalendar& calendar,
+           std::unique_ptr<NodeDatapath> datapath, bool clock_stepped, WakeCalendar& calendar,
            std::function<void(std::size_t, Cycle)> finished)
     : sc_core::sc_module(name),
       settings_(settings),
       pipeline_(settings.fma_latency, settings.fma_per_cycle),
       ports_(context_),
-      sequencer_(context_, run.policy->waits_for_whole_blocks(),
+      sequencer_(context_, *run.policy,
                  [this](std::uint32_t task, std::uint32_t compute, Cycle cycle) { ports_.post(task, compute, cycle); }),
       calendar_(calendar),
       on_finished_(std::move(finished)) {
@@ -64,14 +64,13 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
   fast_forward_enabled_ = fast_forward_refusal().empty();
   batching_ = fast_forward_enabled_ && !settings.passes_traffic;
   if (batching_) ports_.enable_batching();
+  if (!fast_forward_enabled_ && !clock_stepped)
+    throw std::logic_error("node " + std::to_string(index) + " steps every cycle but the torus has no clock");
+  // Its first activation (cycle 0) and every one the calendar wakes run here; the clock's run
+  // through step_on_clock (a node that may sleep asks the calendar for each next cycle itself,
+  // so that while it sleeps it costs the clock nothing).
   sc_core::sc_spawn_options options;
   options.spawn_method();
-  // A node that may sleep asks for each next clock edge itself, so that while it sleeps it
-  // costs the clock nothing; one that steps every cycle is cheaper statically sensitive.
-  if (!fast_forward_enabled_) {
-    if (!tick) throw std::logic_error("node " + std::to_string(index) + " steps every cycle but the torus has no clock");
-    options.set_sensitivity(tick);
-  }
   sc_core::sc_spawn([this] { activate(); }, "tick", &options);
 }
 
@@ -113,28 +112,38 @@ std::pair<std::size_t, std::size_t> Node::progress() const {
   return {sequencer_.next_task(), sequencer_.compute_progress().first};
 }
 
-// Re-arms the process: through the wake calendar, which wakes sleeping nodes in node order
-// (models/cycle/wake_calendar.hpp). A duplicate activation (same SystemC time) keeps the
-// trigger the real one chose.
+// Re-arms the node: through the wake calendar, which wakes sleeping nodes in node order
+// (models/cycle/wake_calendar.hpp), or, for a node that steps every cycle, the torus's clock.
+// A duplicate activation (same SystemC time) keeps the trigger the real one chose. The node's
+// process always waits on its wake event: only the calendar notifies it, and only for a node
+// it was armed to wake.
 void Node::arm(Trigger trigger, Cycle cycle) {
   trigger_ = trigger;
   const auto index = static_cast<std::uint32_t>(context_.index);
+  clocked_ = false;
   switch (trigger) {
     case Trigger::Tick:
       // A node that may sleep times its next cycle itself: woken by the calendar (before the
       // clock edge of the same time), waiting for the edge would run it twice in that cycle.
-      if (!fast_forward_enabled_) {  // the static sensitivity: nothing for the calendar to wake
+      if (!fast_forward_enabled_) {  // the clock steps it: nothing for the calendar to wake
         if (calendar_armed_) calendar_.arm(index, never, false);
         calendar_armed_ = false;
-        return;
+        clocked_ = true;
+        break;
       }
       calendar_.arm(index, cycle + 1, false);
+      calendar_armed_ = true;
       break;
-    case Trigger::Wake: calendar_.arm(index, never, true); break;
-    case Trigger::WakeOrTimeout: calendar_.arm(index, wake_at_, true); break;
+    case Trigger::Wake:
+      calendar_.arm(index, never, true);
+      calendar_armed_ = true;
+      break;
+    case Trigger::WakeOrTimeout:
+      calendar_.arm(index, wake_at_, true);
+      calendar_armed_ = true;
+      break;
   }
-  calendar_armed_ = true;
-  next_trigger(wake_);
+  if (in_process_) next_trigger(wake_);
 }
 
 // Everything after the SystemC base, where the Wakeable part begins (the ports, then the
@@ -153,14 +162,23 @@ void Node::prefetch_words() const {
 }
 
 void Node::activate() {
-  // The node's own fields are asked for ahead by the calendar, for a node it wakes; a node that
-  // steps every cycle finds them in cache (asking for them again here cost such runs a tenth).
+  // The node's own fields are asked for ahead by the calendar, for a node it wakes.
   // Only a node armed through the calendar may have been woken by it.
   if (calendar_armed_) calendar_.running(static_cast<std::uint32_t>(context_.index));
   // Mostly the cycle after the last: a multiplication tells, where a division costs dozens of
-  // clock cycles (once per node-cycle).
+  // clock cycles.
   const Cycle now = sc_core::sc_time_stamp().value();
   const Cycle cycle = now == (last_cycle_ + 1) * settings_.period_ticks ? last_cycle_ + 1 : now / settings_.period_ticks;
+  in_process_ = true;
+  activate_at(cycle);
+  in_process_ = false;
+}
+
+void Node::step_on_clock(Cycle cycle) {
+  if (clocked_) activate_at(cycle);
+}
+
+void Node::activate_at(Cycle cycle) {
   if (cycle == last_cycle_) {
     arm(trigger_, cycle);
     return;

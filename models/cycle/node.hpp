@@ -44,12 +44,20 @@ class Node : public sc_core::sc_module, public Wakeable {
   sc_core::sc_port<LinkSendIf>* out_port(std::size_t d) { return port_of(out, settings_.out_mask, d); }
   sc_core::sc_port<LinkReceiveIf>* in_port(std::size_t d) { return port_of(in, settings_.in_mask, d); }
 
-  // `tick` fires once per cycle (the clock's rising edge), for a node that steps every cycle
-  // (null when no node does: a logic error for one that must); `calendar` wakes the node when
-  // it sleeps; `finished` is called once.
+  // `clock_stepped`: the torus steps the nodes that step every cycle at each rising edge of its
+  // clock (step_on_clock; false when it has no clock: a logic error for a node that must step);
+  // `calendar` wakes the node when it sleeps; `finished` is called once.
   Node(const sc_core::sc_module_name& name, std::size_t index, const RunShared& run, const NodeSettings& settings,
-       std::unique_ptr<NodeDatapath> datapath, const sc_core::sc_event* tick, WakeCalendar& calendar,
+       std::unique_ptr<NodeDatapath> datapath, bool clock_stepped, WakeCalendar& calendar,
        std::function<void(std::size_t, Cycle)> finished);
+
+  // For the torus's clock: a node that steps every cycle (fast-forward off or refused) and is
+  // not asleep wants each rising edge; the torus then calls step_on_clock(cycle) for it, in
+  // node order, from one process. One process for all of them, rather than one each, saves
+  // SystemC's dispatch per node and cycle and lets the torus ask for the next nodes' state
+  // ahead. The node's own process then stays parked on its wake event, for the calendar.
+  bool steps_on_clock() const { return clocked_; }
+  void step_on_clock(Cycle cycle);
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
@@ -116,7 +124,8 @@ class Node : public sc_core::sc_module, public Wakeable {
     return &ports[static_cast<std::size_t>(std::popcount(static_cast<unsigned>(mask & ((1u << d) - 1u))))];
   }
   void start_of_simulation() override;
-  void activate();
+  void activate();  // the node's own process
+  void activate_at(Cycle cycle);
   void step(Cycle cycle);
   void account(Cycle cycle, std::size_t issued, Blocked blocked);
   bool can_fast_forward(Cycle cycle, Cycle& limit) const;
@@ -153,6 +162,8 @@ class Node : public sc_core::sc_module, public Wakeable {
   bool starved_asleep_ = false;
   bool trace_busy_ = false;
   bool calendar_armed_ = false;  // the wake calendar holds an arming of this node
+  bool clocked_ = false;         // the torus's clock steps the node (steps_on_clock)
+  bool in_process_ = false;      // the current activation runs in the node's own process
 };
 
 }  // namespace torus

@@ -8,9 +8,14 @@
 
 namespace torus {
 
-TaskSequencer::TaskSequencer(NodeContext& context, bool whole_blocks,
+TaskSequencer::TaskSequencer(NodeContext& context, const RollPolicy& policy,
                              std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send)
-    : context_(context), post_send_(std::move(post_send)), whole_blocks_(whole_blocks) {}
+    : context_(context),
+      post_send_(std::move(post_send)),
+      whole_blocks_(policy.waits_for_whole_blocks()),
+      finals_release_sends_(policy.release(BlockRole::Accumulator) == SendRelease::WordFinal ||
+                            policy.release(BlockRole::Operand) == SendRelease::WordFinal ||
+                            policy.release(BlockRole::Coefficient) == SendRelease::WordFinal) {}
 
 void TaskSequencer::start() {
   task_count_ = static_cast<std::uint32_t>(context_.node->tasks.size());
@@ -216,7 +221,7 @@ void TaskSequencer::issue_one(Cycle cycle) {
   WordState& word = c.accumulator[i.accumulator];
   if (c.component_ready) word.ready = std::max(c.component_ready[2 * i.accumulator], c.component_ready[2 * i.accumulator + 1]);
   last_result_ = result;
-  if (--c.writes_left[i.accumulator] == 0) context_.send_state_changed = true;  // final: it may leave now
+  if (--c.writes_left[i.accumulator] == 0 && finals_release_sends_) context_.send_state_changed = true;  // final: it may leave now
 }
 
 void TaskSequencer::finish(Cycle) {
@@ -304,7 +309,7 @@ Cycle TaskSequencer::place_whole_run(Cycle cycle, Cycle& first_issue) {
     if (s.ready_before_last[w] != never) current_.accumulator[w].ready = first_cycle_ + s.ready_before_last[w];
     current_.writes_left[w] = s.left_before_last[w];
   }
-  if (s.some_final_before_last) context_.send_state_changed = true;
+  if (s.some_final_before_last && finals_release_sends_) context_.send_state_changed = true;
   first_issue = first_cycle_ + s.issue[1];
   const Cycle end = first_cycle_ + s.issue[last - 1] + 1;
   context_.stats.dependency_stalls += (end - cycle) - (last - 1);
@@ -333,7 +338,7 @@ Cycle TaskSequencer::time_run(Cycle cycle, Cycle limit, Cycle& first_issue) {
     WordState& word = accumulator[i.accumulator];
     if constexpr (split)
       word.ready = std::max(current_.component_ready[2 * i.accumulator], current_.component_ready[2 * i.accumulator + 1]);
-    if (--current_.writes_left[i.accumulator] == 0) context_.send_state_changed = true;
+    if (--current_.writes_left[i.accumulator] == 0 && finals_release_sends_) context_.send_state_changed = true;
     t = earliest + 1;
     ++instruction_;
   }

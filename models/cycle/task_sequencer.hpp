@@ -17,10 +17,10 @@ enum class Blocked : std::uint8_t { None, Dependency, Data };
 class TaskSequencer {
  public:
   // post_send: queue a send task on its port (the ports decide when its words leave).
-  // whole_blocks: the send policy starts a compute only once every block it receives is complete.
   // post_send(task, compute, cycle): `compute` indexes NodeContext::computes (the last compute
-  // before the send), or is no_task.
-  TaskSequencer(NodeContext& context, bool whole_blocks,
+  // before the send), or is no_task. `policy`: whether a compute starts only once every block
+  // it receives is complete, and whether a word's last update can release a send.
+  TaskSequencer(NodeContext& context, const RollPolicy& policy,
                 std::function<void(std::uint32_t task, std::uint32_t compute, Cycle)> post_send);
 
   // Once the context holds the node's Program: the pointer at the first task.
@@ -138,6 +138,10 @@ class TaskSequencer {
     Cycle last_result = 0;               // of the current pass's fma issued so far
   } fft_;
   bool whole_blocks_ = true;
+  // Some send of the policy leaves word by word as each word's last update retires (WordFinal):
+  // only then does a word becoming final change when a queued send may leave. Otherwise every
+  // fma of a compute's last pass made each port look at its queues again, in vain.
+  bool finals_release_sends_ = true;
 };
 
 }  // namespace torus

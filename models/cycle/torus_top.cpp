@@ -71,10 +71,18 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   };
   for (std::size_t i = 0; i < count && !clock; ++i)
     if (!Node::fast_forward_refusal(settings_of(i), policy).empty()) clock = std::make_unique<sc_core::sc_clock>("clock", sc_core::sc_time(1, sc_core::SC_NS));
-  const sc_core::sc_event* tick = clock ? &clock->posedge_event() : nullptr;
   nodes.init(count, [&](const char* node_name, std::size_t i) {
-    return new Node(node_name, i, shared_, settings_of(i), make_datapath(i), tick, wake_calendar, finished);
+    return new Node(node_name, i, shared_, settings_of(i), make_datapath(i), clock != nullptr, wake_calendar, finished);
   });
+  if (clock) {
+    for (std::size_t i = 0; i < count; ++i)
+      if (!Node::fast_forward_refusal(settings_of(i), policy).empty()) clocked_.push_back(&nodes[i]);
+    sc_core::sc_spawn_options on_edge;
+    on_edge.spawn_method();
+    on_edge.dont_initialize();  // cycle 0 is each node's own first activation
+    on_edge.set_sensitivity(&clock->posedge_event());
+    sc_core::sc_spawn([this] { step_clocked(); }, "stepper", &on_edge);
+  }
   std::vector<Wakeable*> woken(count);
   for (std::size_t i = 0; i < count; ++i) woken[i] = &nodes[i];
   wake_calendar.attach(std::move(woken), Node::hot_bytes());
@@ -152,6 +160,14 @@ std::string TorusTop::fault_record() const {
                                        program().describe(program().messages[r.word.message].tag), r.word.message, link.fault()->label, r.cycle);
   if (link.fault()->drop) return "dropped " + what;
   return fmt::format("flipped bit {} of {}: {} became {}", link.fault()->bit, what, r.word.value.real(), r.became);
+}
+
+// The nodes that step every cycle, in node order. Asking for the next nodes' state ahead here,
+// as the calendar does for the nodes it wakes, made 512 and 4,096 nodes slower (their objects
+// alone are about 43 lines each, and stepping nodes find most of them still in cache).
+void TorusTop::step_clocked() {
+  const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks();
+  for (Node* node : clocked_) node->step_on_clock(cycle);
 }
 
 // Runs at cycles that are multiples of 64: every one when a progress display listens, else

@@ -110,6 +110,7 @@ class TorusTop : public sc_core::sc_module {
 
  private:
   void watch();
+  void step_clocked();
   std::string chain_of_waits(std::size_t first, Cycle cycle) const;
   bool sent_in_full(std::uint32_t message) const;
   void inject_fault();
@@ -120,6 +121,7 @@ class TorusTop : public sc_core::sc_module {
   std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;
   TopConfig config_;
+  std::vector<Node*> clocked_;  // the nodes that may step every cycle, in node order
   Cycle watch_deadline_ = 0;  // no stall can be found before this cycle (watch())
   std::size_t finished_nodes_ = 0;
   Cycle completion_cycle_ = 0;
