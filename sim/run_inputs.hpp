@@ -118,6 +118,23 @@ void require_finite_golden(const Tensor3<T>& golden) {
       }
 }
 
+// The bound an element is checked against is a multiple of a magnitude (|M| |x|, or |D| |C| |x|
+// for a round trip). Where that magnitude overflows, the bound is infinite (every error passes)
+// or, times a zero, not a number (every error fails): neither checks anything, so such an input
+// is refused like one whose golden value overflows. `what` names the magnitude.
+inline void require_finite_bound(const Tensor3<double>& magnitude, const char* what) {
+  const Extents3& n = magnitude.extents();
+  for (std::size_t k = 0; k < n[2]; ++k)
+    for (std::size_t j = 0; j < n[1]; ++j)
+      for (std::size_t i = 0; i < n[0]; ++i) {
+        if (std::isfinite(magnitude(i, j, k))) continue;
+        throw std::invalid_argument(std::string("input: the error bound of this input overflows double: ") + what + " at element (" +
+                                    std::to_string(i) + "," + std::to_string(j) + "," + std::to_string(k) +
+                                    ") is not finite, so no bound can be checked there; allowed: an input whose magnitudes "
+                                    "through the transform stay within 1.8e308 (scale it down)");
+      }
+}
+
 // Compares one simulated transform of `input` with the golden reference and names the first
 // output block beyond its bound and the node that holds it, and every affected block: the
 // layout gives each output block's node and tag, printed as the Program names them ("first
@@ -133,6 +150,7 @@ void check_against_golden(TransformOutcome& outcome, const Tensor3<T>& input, co
   const Tensor3<T> golden = golden_transform(input, matrices, threads);
   require_finite_golden(golden);
   const Tensor3<double> magnitude = absolute_transform(input, matrices, threads);
+  require_finite_bound(magnitude, "|M| |x|");
   if (magnitude_out) *magnitude_out = magnitude;
   outcome.error = program.ffts.empty() ? compare_to_golden(result, golden, magnitude)
                                        : compare_to_golden_with_ffts(result, golden, magnitude, program);
@@ -169,6 +187,8 @@ ErrorReport round_trip_error(const Tensor3<T>& x_hat, const Tensor3<T>& x, const
   double defect = 1.0;
   for (double d : c.defects) defect *= 1.0 + d;
   const Tensor3<double> through_x = absolute_transform_of_magnitude(forward_magnitude, c.inverse, threads);
+  require_finite_bound(through_x, "the round trip's |D| |C| |x|");
+  require_finite_bound(inverse_magnitude, "the round trip's |D| |y_hat|");
   return compare_round_trip(x_hat, x, inverse_magnitude, through_x, defect - 1.0);
 }
 

@@ -78,6 +78,20 @@ TEST_CASE("non-finite input is refused before simulating, not blamed on the toru
   CHECK(run_cli("run --N 4 --P 2 --precision double --input " + path).exit_code == 0);
 }
 
+namespace {
+
+// `arguments` (a run) exits 2 on each engine, its message holding `first` and `second`.
+void refused_on_every_engine(const std::string& arguments, const std::string& first, const std::string& second) {
+  for (const char* engine : {"systemc", "event", "functional"}) {
+    const CliRun run = run_cli(arguments + " --engine " + engine);
+    INFO(engine << ": " << run.output);
+    CHECK(run.exit_code == 2);
+    CHECK_THAT(run.output, Catch::Contains(first) && Catch::Contains(second));
+  }
+}
+
+}  // namespace
+
 TEST_CASE("a finite input whose transform overflows is an input problem, not a mismatch", "[scenario][cli][errors]") {
   TempDir dir;
   const std::string path = dir.file("x.npy");
@@ -86,16 +100,27 @@ TEST_CASE("a finite input whose transform overflows is an input problem, not a m
   std::vector<std::pair<std::size_t, double>> huge;
   for (std::size_t at = 0; at < 64; ++at) huge.emplace_back(at, 1e308);
   write_bytes(path, f8_tensor(4, huge));
-  for (const char* engine : {"systemc", "event", "functional"}) {
-    const CliRun run = run_cli("run --N 4 --P 2 --direction forward --engine " + std::string(engine) + " --input " + path);
-    INFO(engine << ": " << run.output);
-    CHECK(run.exit_code == 2);
-    CHECK_THAT(run.output, Catch::Contains("input: the golden transform of this input overflows the working precision (element (") &&
-                               Catch::Contains("is not finite); allowed: an input and transform (user_matrix) whose result stays "
-                                               "within the range of double (1.8e308)"));
-  }
+  refused_on_every_engine("run --N 4 --P 2 --direction forward --input " + path,
+                          "input: the golden transform of this input overflows the working precision (element (",
+                          "is not finite); allowed: an input and transform (user_matrix) whose result stays within the "
+                          "range of double (1.8e308)");
   write_bytes(path, f8_tensor(4, {{0, 1e300}}));  // large, but its transform fits
   CHECK(run_cli("run --N 4 --P 2 --direction forward --input " + path).exit_code == 0);
+}
+
+TEST_CASE("an input whose error bound overflows is an input problem, not a pass or a mismatch", "[scenario][cli][errors]") {
+  TempDir dir;
+  const std::string path = dir.file("x.npy");
+  // 1e308, 1e308, 1e308, -1e308 along one line: every DCT output stays finite (the golden values
+  // exist), but |C| |x| sums past the largest double. Its bound was infinite, so the forward check
+  // passed whatever the machine computed, and the round trip's 0 * infinity failed every element
+  // (exit 3). No bound can be checked: refused like an overflowing golden value.
+  write_bytes(path, f8_tensor(4, {{0, 1e308}, {1, 1e308}, {2, 1e308}, {3, -1e308}}));
+  refused_on_every_engine("run --N 4 --P 2 --input " + path, "input: the error bound of this input overflows double: |M| |x| at element (0,0,",
+                          "is not finite, so no bound can be checked there; allowed: an input whose magnitudes through the "
+                          "transform stay within 1.8e308 (scale it down)");
+  write_bytes(path, f8_tensor(4, {{0, 1e300}, {1, 1e300}, {2, 1e300}, {3, -1e300}}));  // the same, scaled down
+  CHECK(run_cli("run --N 4 --P 2 --input " + path).exit_code == 0);
 }
 
 // gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
