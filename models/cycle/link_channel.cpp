@@ -126,7 +126,9 @@ void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
 }
 
 void LinkChannel::request_update_in_order() {
-  if (chain_ && !chained_) {
+  // Only a link whose receiver takes words ahead has state worth asking for ahead: following
+  // the chain through the others cost a stepping torus a miss per link and cycle.
+  if (chain_ && taker_ && !chained_) {
     chained_ = true;
     update_next_ = chain_->last;
     chain_->last = this;

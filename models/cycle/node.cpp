@@ -156,6 +156,17 @@ void Node::prefetch_links() const {
   prefetch_bytes(context_.datapath.get(), cache_line_bytes);
 }
 
+void Node::prefetch_cycle_state() const {
+  __builtin_prefetch(&context_.stats, 1);
+  __builtin_prefetch(&context_.incoming_left, 1);
+  __builtin_prefetch(&context_.completions);
+  __builtin_prefetch(&pipeline_, 1);
+  ports_.prefetch_state();
+  sequencer_.prefetch_state();
+  __builtin_prefetch(&last_cycle_, 1);
+  __builtin_prefetch(&clocked_, 1);
+}
+
 void Node::prefetch_words() const {
   sequencer_.prefetch_current();
   ports_.prefetch_heads();
@@ -221,7 +232,7 @@ void Node::step(Cycle cycle) {
   const std::uint64_t moved = context_.stats.words_received + context_.stats.words_sent + context_.stats.words_forwarded;
   // At least: a run issued ahead in this activation has already recorded its last fma.
   if (issued > 0 || moved != moved_before) context_.last_progress = std::max(context_.last_progress, cycle);
-  if (issued > 0) issue_ahead_from_next(cycle);
+  if (issued > 0 && fast_forward_enabled_) issue_ahead_from_next(cycle);
   if (done(cycle)) {
     finish(cycle);
     return;

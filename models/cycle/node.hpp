@@ -58,6 +58,11 @@ class Node : public sc_core::sc_module, public Wakeable {
   // ahead. The node's own process then stays parked on its wake event, for the calendar.
   bool steps_on_clock() const { return clocked_; }
   void step_on_clock(Cycle cycle);
+  // Hints for the clock's process, which steps the nodes in a known order (models/prefetch.hpp):
+  // the lines of the node's object that a stepped cycle reads; then, once those are in, the
+  // scoreboard words the next fma reads.
+  void prefetch_cycle_state() const;
+  void prefetch_cycle_words() const { sequencer_.prefetch_next_fma(); }
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }

@@ -52,6 +52,20 @@ class TaskSequencer {
     if (entered_ && next_kind_ == TaskKind::Compute) prefetch_inputs();
   }
 
+  // The scoreboard words of the fma at the head of the compute being issued, and the
+  // sequencer's own fields (models/prefetch.hpp).
+  void prefetch_next_fma() const {
+    if (!entered_ || next_kind_ != TaskKind::Compute || instruction_ >= current_.count) return;
+    const FmaInstruction& i = current_.instructions[instruction_];
+    __builtin_prefetch(current_.accumulator + i.accumulator, 1);
+    __builtin_prefetch(current_.operand + i.operand);
+    __builtin_prefetch(current_.coefficient + i.coefficient);
+  }
+  void prefetch_state() const {
+    __builtin_prefetch(&current_);
+    __builtin_prefetch(&next_, 1);
+  }
+
   std::uint32_t next_task() const { return next_; }
   const std::uint32_t* next_task_pointer() const { return &next_; }
   bool all_passed() const { return next_ == task_count_; }

@@ -167,7 +167,12 @@ std::string TorusTop::fault_record() const {
 // alone are about 43 lines each, and stepping nodes find most of them still in cache).
 void TorusTop::step_clocked() {
   const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks();
-  for (Node* node : clocked_) node->step_on_clock(cycle);
+  const std::size_t count = clocked_.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    if (k + 2 < count) clocked_[k + 2]->prefetch_cycle_state();
+    if (k + 1 < count) clocked_[k + 1]->prefetch_cycle_words();
+    clocked_[k]->step_on_clock(cycle);
+  }
 }
 
 // Runs at cycles that are multiples of 64: every one when a progress display listens, else
