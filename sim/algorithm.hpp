@@ -31,6 +31,7 @@ struct TransformProblem {
   std::vector<TransformDirection> directions;
   std::string local_kernel = "dense";  // auto, fft or dense
   std::array<LocalAxis, 3> axes{};
+  std::size_t max_program_bytes = 0;  // the built Program's byte_budget (0: no limit)
 };
 
 // The problem a run configuration asks for (shape, blocks, scheduling vector, directions).
@@ -76,6 +77,10 @@ class Algorithm {
   // element per node along every axis); otherwise the algorithm cuts it its own way and the
   // problem's grid is the whole tensor.
   virtual bool blocks_per_node() const { return true; }
+  // Whether the memory a run needs is estimated from the built Program (its buffers, messages
+  // and kernels: sim/memory_estimate.cpp), rather than from the orbital schedule's counts per
+  // node and step. Those fit an algorithm of a compute, two sends and two receives per step.
+  virtual bool memory_from_program() const { return !blocks_per_node(); }
 };
 
 std::unique_ptr<Algorithm> make_algorithm(const std::string& name);

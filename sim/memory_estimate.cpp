@@ -116,10 +116,17 @@ namespace {
 // and hop, whatever the words (measured: 1.4 GB at 2048^2 on 8x8x8, 2.75 million hops, the
 // Program included; 0.6 KiB per hop is an upper bound over 128 to 512 nodes).
 MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
-  const Program program = make_algorithm(run.algorithm)->build(problem_of(run));
-  double buffer_words = 0, message_words = 0;
-  for (const NodeProgram& node : program.nodes)
+  // The estimate counts the Program twice (schedule_bytes below): one that passes half the
+  // limit while it is built is refused then, before it takes the rest.
+  TransformProblem problem = problem_of(run);
+  const std::size_t limit = memory_limit(run.max_memory);
+  problem.max_program_bytes = limit == 0 ? 0 : std::max<std::size_t>(1, limit / 2);
+  const Program program = make_algorithm(run.algorithm)->build(problem);
+  double buffer_words = 0, message_words = 0, tasks = 0;
+  for (const NodeProgram& node : program.nodes) {
     for (const BufferSpec& b : node.buffers) buffer_words += b.words;
+    tasks += static_cast<double>(node.tasks.size());
+  }
   double hops = 0;
   for (const Message& m : program.messages) {
     message_words += static_cast<double>(m.words) * static_cast<double>(m.hops);
@@ -128,9 +135,12 @@ MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machi
   const double value_bytes = complex_data ? 16.0 : 8.0;
   const bool values = run.computes_values();
   MemoryEstimate e;
+  // Engine systemc: per task 48 bytes of the node's plan and records (measured: 44 a task, 176
+  // KiB a node, for ring_block_fft with dense local kernels at N = 32 on 8^3 nodes: 3,970 tasks
+  // a node, most of them loads of coefficient blocks).
   if (machine.engine == "systemc")
     e.nodes_bytes = static_cast<double>(program.nodes.size()) * 40.0 * 1024 + buffer_words * (2 * 24 + 16 + value_bytes) +
-                    message_words * 8 + 1.5 * 1024 * 1024;
+                    message_words * 8 + tasks * 48 + 1.5 * 1024 * 1024;
   else if (!values && machine.event_closed_forms == "on" && machine.roll_policy == "after_compute" &&
            machine.link_buffer_words == "auto")
     e.nodes_bytes = static_cast<double>(program.nodes.size()) * 16384.0 + hops * 600;
@@ -154,7 +164,7 @@ MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machi
 MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
   const std::vector<std::string> names = algorithm_names();
   if (!run.is_matmul() && std::find(names.begin(), names.end(), run.algorithm) != names.end() &&
-      !make_algorithm(run.algorithm)->blocks_per_node())
+      make_algorithm(run.algorithm)->memory_from_program())
     return estimate_own_cut(run, machine, complex_data);
   // In double: N and P may be up to 4096, whose powers overflow any integer check. For shapes
   // and uneven blocks: b is the largest block edge (an upper bound of every block), n^3 the
@@ -255,6 +265,10 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
   // of a few N values (measured: 12 MiB in all at N = 1600 and 3200).
   if (machine.engine == "event" && !run.computes_values()) e.tensors_bytes = 8 * n * value_bytes;
   return e;
+}
+
+std::size_t memory_limit(std::int64_t max_memory) {
+  return max_memory > 0 ? static_cast<std::size_t>(max_memory) : static_cast<std::size_t>(available_memory());
 }
 
 void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller) {

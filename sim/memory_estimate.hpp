@@ -33,10 +33,16 @@ void check_memory(const RunConfig& run, const MachineConfig& machine, bool compl
 // The same for any estimate; `smaller` says what to reduce ("a smaller P").
 void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller);
 
+// The bytes a run or command may use: max_memory when set (> 0), otherwise the memory the
+// system reports available (0 when unknown).
+std::size_t memory_limit(std::int64_t max_memory);
+
 // What `torus-sim schedule`, `verify` and `program` (`command`) need at torus edge P, in
 // `format` ("text" or "json"), for `directions` transforms: a schedule's output is built whole
-// (P = 128 once took 8 GB before printing a line); a Program's is written as it is made. Fitted
-// to the orbital schedule: an algorithm of many more messages (ring_block_fft) needs more.
+// (P = 128 once took 8 GB before printing a line); a Program's is written once it is built.
+// Fitted to the orbital schedule: an algorithm of many more messages (ring_block_fft with dense
+// local kernels: 6 GB at N = 64 on 16^3 nodes) needs more, and is held to memory_limit() while
+// it is built (Program::byte_budget).
 MemoryEstimate estimate_schedule_command(std::string_view command, std::string_view format, std::int64_t p,
                                          std::size_t directions);
 

@@ -54,7 +54,24 @@ std::uint32_t Program::add_message(std::size_t source, std::size_t destination, 
   routes.insert(routes.end(), route.begin(), route.end());
   messages.push_back({narrow_index(source, "message source"), narrow_index(destination, "message destination"), begin,
                       static_cast<std::uint32_t>(route.size()), narrow_index(words, "message words"), tag});
+  // bytes() walks the nodes: looked at once per node count of messages (at least 4,096), it
+  // costs a constant per message.
+  if (byte_budget != 0 && ++unchecked_messages_ >= std::max<std::size_t>(4096, nodes.size())) {
+    unchecked_messages_ = 0;
+    check_budget();
+  }
   return index;
+}
+
+void Program::check_budget() const {
+  const std::size_t held = bytes(*this);
+  if (held <= byte_budget) return;
+  constexpr double mib = 1024.0 * 1024.0;
+  throw std::invalid_argument(fmt::format(
+      "memory: the Program of {} for this problem grew past {:.1f} MiB, what the memory allowed leaves for it (max_memory, "
+      "or else the memory the system reports available), after {} messages and still growing; allowed: a smaller N or P, or a "
+      "larger max_memory",
+      algorithm, static_cast<double>(byte_budget) / mib, messages.size()));
 }
 
 void Program::shrink_to_fit() {

@@ -269,11 +269,16 @@ struct Program {
   // Each node generates the coefficient blocks it needs from a table of its own (its loads of
   // coefficient blocks stand for that generation: no links, no time), so none is ever sent.
   bool coefficients_local = false;
+  // While the Program is built: refuse to grow past this many bytes (bytes() below; 0: no
+  // limit), so that a problem whose Program would not fit is refused while it is built rather
+  // than by the system running out of memory. Looked at every few thousand messages.
+  std::size_t byte_budget = 0;
 
   std::size_t node_count() const { return nodes.size(); }
   // A message's route, and a new message (its index) with its route appended to `routes`.
   std::span<const Direction> route(const Message& m) const { return {routes.data() + m.route_begin, m.hops}; }
   std::span<Direction> route(const Message& m) { return {routes.data() + m.route_begin, m.hops}; }
+  // Throws std::invalid_argument when the Program has grown past byte_budget.
   std::uint32_t add_message(std::size_t source, std::size_t destination, std::span<const Direction> route,
                             std::size_t words, const DataTag& tag);
   void shrink_to_fit();  // after generation: messages, routes and every node's lists
@@ -296,6 +301,10 @@ struct Program {
   std::string describe_node(std::size_t node) const;  // "(q,r,s)"
   std::size_t global_steps() const;
   const ProgramOutput* output(const std::string& name) const;  // nullptr when absent
+
+ private:
+  void check_budget() const;
+  std::uint32_t unchecked_messages_ = 0;  // added since the budget was last looked at
 };
 
 // Counts read off a Program (no arithmetic), per transform: what the paper's complexity

@@ -75,6 +75,7 @@ class OrbitalBuilder {
 
   void declare() {
     program_.algorithm = "orbital";
+    program_.byte_budget = problem_.max_program_bytes;
     program_.shape = shape();
     program_.translation_quotient = quotient_;
     program_.grid = grid();

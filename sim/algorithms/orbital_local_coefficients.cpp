@@ -110,6 +110,7 @@ class LocalCoefficientBuilder {
 
   void declare() {
     program_.algorithm = "orbital_local_coefficients";
+    program_.byte_budget = problem_.max_program_bytes;
     program_.shape = shape();
     program_.grid = problem_.grid;
     program_.translation_quotient = quotient_;

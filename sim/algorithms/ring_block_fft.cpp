@@ -88,6 +88,7 @@ class RingBlockBuilder {
 
   void declare() {
     program_.algorithm = "ring_block_fft";
+    program_.byte_budget = problem_.max_program_bytes;
     program_.shape = shape();
     program_.coefficients_local = true;
     std::string dirs, shares;

@@ -124,6 +124,7 @@ class TransposeBuilder {
 
   void declare() {
     program_.algorithm = plan_.algorithm;
+    program_.byte_budget = problem_.max_program_bytes;
     program_.shape = problem_.shape;
     program_.coefficients_local = true;
     std::string dirs;

@@ -100,7 +100,7 @@ TEST_CASE("a run too big for memory is refused at once, with the estimate and th
   // The APE100 paper's 8192^2 FFT on 512 nodes: engine event sends, forwards and stores its
   // 2.75 million routed hops whole (measured peak 1.4 GiB); counted per word it would be ~100 GiB.
   const CliRun ape = run_cli("run --engine event --values off --algorithm ring_transpose_fft --N 8192x8192x1 --P 8 "
-                             "--transform dft --direction forward --max_memory 1000000");
+                             "--transform dft --direction forward --max_memory 1000000000");
   CHECK(ape.exit_code == 2);
   const auto at = ape.output.find("needs about ");
   REQUIRE(at != std::string::npos);

@@ -147,6 +147,22 @@ TEST_CASE("an input file too big for max_memory is refused before it is read", "
   CHECK_THAT(run.output, Catch::Contains("memory: this run needs about") && Catch::Contains("but max_memory allows 190.7 MiB"));
 }
 
+TEST_CASE("a Program bigger than the memory allows is refused while it is built", "[scenario][cli][memory]") {
+  // ring_block_fft with dense local kernels at N = 32 on 8^3 nodes: 3,970 tasks a node (most of
+  // them loads of coefficient blocks), a Program of about 230 MB and a run peaking at 573 MiB.
+  // Estimated from the orbital counts, the run needed 54 MiB and passed a 400 MB limit, and `program`
+  // was estimated as orbital's 13 MiB. Both are held to the limit now.
+  const CliRun run = run_cli("run --algorithm ring_block_fft --transform dft --local_kernel dense --N 32 --P 8 --max_memory 400000000");
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("torus-sim: memory: ") && Catch::Contains("max_memory") &&
+                             Catch::Contains("allowed: a smaller N or P, or a larger max_memory"));
+  const CliRun program = run_command("program --algorithm ring_block_fft --N 32 --P 8 --direction both --max_memory 200000000");
+  CHECK(program.exit_code == 2);
+  CHECK_THAT(program.output, Catch::Contains("memory: the Program of ring_block_fft for this problem grew past 190.7 MiB") &&
+                                 Catch::Contains("allowed: a smaller N or P, or a larger max_memory"));
+  CHECK(program.output.size() < 1000);  // refused before any of it was written
+}
+
 TEST_CASE("schedule, verify and program refuse a torus whose output would not fit", "[scenario][cli][memory]") {
   for (const char* command : {"verify --P 128", "schedule --N 128 --P 128", "program --N 128 --P 128 --format json"}) {
     const CliRun run = run_command(command);

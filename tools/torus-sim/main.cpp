@@ -121,6 +121,7 @@ int print_program(const ScheduleQuery& q) {
   torus::TransformProblem problem{shape_of(q), grid, torus::SchedulingVector::parse(q.alpha), {}};
   if (q.direction != "inverse") problem.directions.push_back(torus::TransformDirection::Forward);
   if (q.direction != "forward") problem.directions.push_back(torus::TransformDirection::Inverse);
+  problem.max_program_bytes = torus::memory_limit(q.max_memory);  // the estimate above fits orbital only
   const torus::Program program = algorithm->build(problem);
   if (q.format == "json") {
     torus::write_json(std::cout, program);
