@@ -15,12 +15,20 @@ using namespace torus;
 
 namespace {
 
-std::string f8_tensor(std::size_t n, const std::vector<std::pair<std::size_t, double>>& values) {
-  std::vector<double> data(n * n * n, 0.5);
+// A .npy of doubles of the given shape ("4, 4"), `count` of them: 0.5 but at `values`.
+std::string f8_array(const std::string& shape, std::size_t count, const std::vector<std::pair<std::size_t, double>>& values) {
+  std::vector<double> data(count, 0.5);
   for (const auto& [at, value] : values) data[at] = value;
+  return npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (" + shape + "), }", raw_bytes(data));
+}
+
+std::string f8_tensor(std::size_t n, const std::vector<std::pair<std::size_t, double>>& values) {
   const std::string side = std::to_string(n);
-  return npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (" + side + ", " + side + ", " + side + "), }",
-                   raw_bytes(data));
+  return f8_array(side + ", " + side + ", " + side, n * n * n, values);
+}
+
+std::string f8_matrix(std::size_t rows, std::size_t columns, const std::vector<std::pair<std::size_t, double>>& values) {
+  return f8_array(std::to_string(rows) + ", " + std::to_string(columns), rows * columns, values);
 }
 
 // A command without --report_json (schedule and verify have none), after the shell commands of
@@ -121,6 +129,27 @@ TEST_CASE("an input whose error bound overflows is an input problem, not a pass 
                           "transform stay within 1.8e308 (scale it down)");
   write_bytes(path, f8_tensor(4, {{0, 1e300}, {1, 1e300}, {2, 1e300}, {3, -1e300}}));  // the same, scaled down
   CHECK(run_cli("run --N 4 --P 2 --input " + path).exit_code == 0);
+}
+
+TEST_CASE("operands whose product overflows are an input problem, not a mismatch", "[scenario][cli][errors]") {
+  TempDir dir;
+  const std::string a = dir.file("a.npy"), b = dir.file("b.npy");
+  // Every entry of A 1e308, every entry of B 1: each entry of C sums past the largest double. It
+  // failed the golden check (exit 3, an infinite error) as if the machine were wrong.
+  std::vector<std::pair<std::size_t, double>> huge, ones;
+  for (std::size_t at = 0; at < 16; ++at) {
+    huge.emplace_back(at, 1e308);
+    ones.emplace_back(at, 1.0);
+  }
+  write_bytes(a, f8_matrix(4, 4, huge));
+  write_bytes(b, f8_matrix(4, 4, ones));
+  const std::string arguments = "run --task matmul --algorithm systolic --array 2x2 --m 4 --k 4 --n 4 --input_a " + a + " --input_b " + b;
+  const CliRun run = run_cli(arguments);
+  CHECK(run.exit_code == 2);
+  CHECK_THAT(run.output, Catch::Contains("input: the error bound of this input overflows double: |A| |B| at element (0,0,0) is not finite"));
+  for (std::size_t at = 0; at < 16; ++at) huge[at].second = 1e300;
+  write_bytes(a, f8_matrix(4, 4, huge));
+  CHECK(run_cli(arguments).exit_code == 0);
 }
 
 // gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
