@@ -62,7 +62,8 @@ std::pair<Tensor3<T>, Tensor3<double>> golden_product(const std::vector<Tensor3<
 template <class T>
 void check_product(MatmulOutcome& outcome, const Tensor3<T>& c, const std::vector<Tensor3<T>>& operands, const Program& program) {
   const auto [golden, magnitude] = golden_product(operands);
-  // |C| <= |A| |B|: a finite bound also means a finite golden product.
+  // The product in the working precision (float may overflow where the double bound does not).
+  require_finite_golden(golden, "product", "operands whose product");
   require_finite_bound(magnitude, "|A| |B|");
   outcome.error = compare_product_to_golden(c, golden, magnitude, outcome.problem.k);
   if (outcome.error.within_tolerance()) return;

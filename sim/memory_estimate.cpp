@@ -119,8 +119,7 @@ MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machi
   // The estimate counts the Program twice (schedule_bytes below): one that passes half the
   // limit while it is built is refused then, before it takes the rest.
   TransformProblem problem = problem_of(run);
-  const std::size_t limit = memory_limit(run.max_memory);
-  problem.max_program_bytes = limit == 0 ? 0 : std::max<std::size_t>(1, limit / 2);
+  problem.max_program_bytes = program_budget(run.max_memory);
   const Program program = make_algorithm(run.algorithm)->build(problem);
   double buffer_words = 0, message_words = 0, tasks = 0;
   for (const NodeProgram& node : program.nodes) {
@@ -269,6 +268,11 @@ MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machin
 
 std::size_t memory_limit(std::int64_t max_memory) {
   return max_memory > 0 ? static_cast<std::size_t>(max_memory) : static_cast<std::size_t>(available_memory());
+}
+
+std::size_t program_budget(std::int64_t max_memory) {
+  const std::size_t limit = memory_limit(max_memory);
+  return limit == 0 ? 0 : std::max<std::size_t>(1, limit / 2);
 }
 
 void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller) {

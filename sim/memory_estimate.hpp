@@ -36,6 +36,10 @@ void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::
 // The bytes a run or command may use: max_memory when set (> 0), otherwise the memory the
 // system reports available (0 when unknown).
 std::size_t memory_limit(std::int64_t max_memory);
+// The byte budget of a Program built to look at it before a run (TransformProblem::
+// max_program_bytes): half the limit, as the run's estimate counts the Program twice; 0 (none)
+// when the limit is unknown.
+std::size_t program_budget(std::int64_t max_memory);
 
 // What `torus-sim schedule`, `verify` and `program` (`command`) need at torus edge P, in
 // `format` ("text" or "json"), for `directions` transforms: a schedule's output is built whole

@@ -66,7 +66,8 @@ bool node_memory_is_cheap(const RunConfig& config) {
 }
 
 NodeMemoryFit fit_in_node_memory(const RunConfig& config, const MachineConfig& machine, const RunReport& report) {
-  const TransformProblem problem = problem_of(config);
+  TransformProblem problem = problem_of(config);
+  problem.max_program_bytes = program_budget(config.max_memory);  // built before the host's memory is checked
   const std::unique_ptr<Algorithm> algorithm = make_algorithm(config.algorithm);
   // Every node of a translation-invariant Program holds the same buffers: one node tells.
   const Program program = algorithm->translation_invariant(problem) ? algorithm->build_quotient(problem) : algorithm->build(problem);

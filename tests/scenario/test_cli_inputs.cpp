@@ -129,27 +129,48 @@ TEST_CASE("an input whose error bound overflows is an input problem, not a pass 
                           "transform stay within 1.8e308 (scale it down)");
   write_bytes(path, f8_tensor(4, {{0, 1e300}, {1, 1e300}, {2, 1e300}, {3, -1e300}}));  // the same, scaled down
   CHECK(run_cli("run --N 4 --P 2 --input " + path).exit_code == 0);
+  // One element 1e308: |M| |x| and |D| |y_hat| each stay finite (about 1e308 at (0,0,0), the DCT
+  // being orthonormal), but the round trip's bound is a multiple of their sum, 2e308: it passed
+  // whatever the machine computed there.
+  write_bytes(path, f8_tensor(4, {{0, 1e308}}));
+  const CliRun sum = run_cli("run --N 4 --P 2 --input " + path);
+  CHECK(sum.exit_code == 2);
+  CHECK_THAT(sum.output, Catch::Contains("the round trip's |D| |y_hat| + |D| |C| |x| at element (0,0,0) is not finite"));
 }
 
 TEST_CASE("operands whose product overflows are an input problem, not a mismatch", "[scenario][cli][errors]") {
   TempDir dir;
   const std::string a = dir.file("a.npy"), b = dir.file("b.npy");
-  // Every entry of A 1e308, every entry of B 1: each entry of C sums past the largest double. It
-  // failed the golden check (exit 3, an infinite error) as if the machine were wrong.
-  std::vector<std::pair<std::size_t, double>> huge, ones;
-  for (std::size_t at = 0; at < 16; ++at) {
-    huge.emplace_back(at, 1e308);
-    ones.emplace_back(at, 1.0);
-  }
-  write_bytes(a, f8_matrix(4, 4, huge));
-  write_bytes(b, f8_matrix(4, 4, ones));
   const std::string arguments = "run --task matmul --algorithm systolic --array 2x2 --m 4 --k 4 --n 4 --input_a " + a + " --input_b " + b;
-  const CliRun run = run_cli(arguments);
-  CHECK(run.exit_code == 2);
-  CHECK_THAT(run.output, Catch::Contains("input: the error bound of this input overflows double: |A| |B| at element (0,0,0) is not finite"));
-  for (std::size_t at = 0; at < 16; ++at) huge[at].second = 1e300;
-  write_bytes(a, f8_matrix(4, 4, huge));
+  // Every entry of A and B the same: each entry of C sums past the largest number. It failed the
+  // golden check (exit 3, an infinite error) as if the machine were wrong.
+  const auto filled = [](double value) {
+    std::vector<std::pair<std::size_t, double>> entries;
+    for (std::size_t at = 0; at < 16; ++at) entries.emplace_back(at, value);
+    return entries;
+  };
+  write_bytes(a, f8_matrix(4, 4, filled(1e308)));
+  write_bytes(b, f8_matrix(4, 4, filled(1.0)));
+  const CliRun golden = run_cli(arguments);
+  CHECK(golden.exit_code == 2);
+  CHECK_THAT(golden.output, Catch::Contains("input: the golden product of this input overflows the working precision (element (0,0,0)") &&
+                                Catch::Contains("allowed: operands whose product stays within the range of double (1.8e308)"));
+  // Rows of B alternately 1 and -1: every entry of C is 0, but |A| |B| is 4e308: no bound.
+  std::vector<std::pair<std::size_t, double>> alternating = filled(1.0);
+  for (auto& [at, value] : alternating) value = (at / 4) % 2 == 0 ? 1.0 : -1.0;
+  write_bytes(b, f8_matrix(4, 4, alternating));
+  const CliRun bound = run_cli(arguments);
+  CHECK(bound.exit_code == 2);
+  CHECK_THAT(bound.output, Catch::Contains("input: the error bound of this input overflows double: |A| |B| at element (0,0,0) is not finite"));
+  write_bytes(a, f8_matrix(4, 4, filled(1e300)));
   CHECK(run_cli(arguments).exit_code == 0);
+  // In float the product (4e40) overflows where the bound, in double, does not.
+  write_bytes(a, f8_matrix(4, 4, filled(1e20)));
+  write_bytes(b, f8_matrix(4, 4, filled(1e20)));
+  const CliRun single = run_cli(arguments + " --precision float");
+  CHECK(single.exit_code == 2);
+  CHECK_THAT(single.output, Catch::Contains("input: the golden product of this input overflows the working precision (element (0,0,0)") &&
+                                Catch::Contains("allowed: operands whose product stays within the range of float (3.4e38)"));
 }
 
 // gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
