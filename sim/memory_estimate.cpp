@@ -277,7 +277,7 @@ std::size_t program_budget(std::int64_t max_memory) {
 
 void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller) {
   const bool set = max_memory > 0;
-  const double limit = set ? static_cast<double>(max_memory) : available_memory();
+  const auto limit = static_cast<double>(memory_limit(max_memory));
   if (limit > 0 && estimate.total() > limit)
     throw std::invalid_argument(fmt::format("memory: this {} needs about {} but {} allows {}; allowed: {}, or a larger max_memory",
                                             estimate.what, estimate.describe(), set ? "max_memory" : "the available memory",

@@ -51,12 +51,11 @@ class Node : public sc_core::sc_module, public Wakeable {
        std::unique_ptr<NodeDatapath> datapath, bool clock_stepped, WakeCalendar& calendar,
        std::function<void(std::size_t, Cycle)> finished);
 
-  // For the torus's clock: a node that steps every cycle (fast-forward off or refused) and is
-  // not asleep wants each rising edge; the torus then calls step_on_clock(cycle) for it, in
-  // node order, from one process. One process for all of them, rather than one each, saves
-  // SystemC's dispatch per node and cycle and lets the torus ask for the next nodes' state
-  // ahead. The node's own process then stays parked on its wake event, for the calendar.
-  bool steps_on_clock() const { return clocked_; }
+  // For the torus's clock, called at each rising edge for every node that may step every cycle
+  // (fast-forward off or refused), in node order, from one process; it steps the node unless
+  // it sleeps (finished, routing only, waiting: the calendar wakes it). One process for all of
+  // them, rather than one each, saves SystemC's dispatch per node and cycle and lets the torus
+  // ask for the next nodes' state ahead. The node's own process stays parked on its wake event.
   void step_on_clock(Cycle cycle);
   // Hints for the clock's process, which steps the nodes in a known order (models/prefetch.hpp):
   // the lines of the node's object that a stepped cycle reads; then, once those are in, the
@@ -167,7 +166,7 @@ class Node : public sc_core::sc_module, public Wakeable {
   bool starved_asleep_ = false;
   bool trace_busy_ = false;
   bool calendar_armed_ = false;  // the wake calendar holds an arming of this node
-  bool clocked_ = false;         // the torus's clock steps the node (steps_on_clock)
+  bool clocked_ = false;         // step_on_clock steps the node
   bool in_process_ = false;      // the current activation runs in the node's own process
 };
 
