@@ -1,6 +1,7 @@
 #include "models/engine_records.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace torus {
 
@@ -18,6 +19,19 @@ void StepTotals::resize(std::size_t steps) {
   fma.assign(steps, 0);
   words_min.assign(steps, ~std::uint32_t{0});
   words_max.assign(steps, 0);
+}
+
+void StepTotals::merge(const StepTotals& other) {
+  if (other.fma.size() != fma.size()) throw std::logic_error("step totals: merging totals of different step counts");
+  for (std::size_t g = 0; g < fma.size(); ++g) {
+    start_min[g] = std::min(start_min[g], other.start_min[g]);
+    start_max[g] = std::max(start_max[g], other.start_max[g]);
+    length_min[g] = std::min(length_min[g], other.length_min[g]);
+    length_max[g] = std::max(length_max[g], other.length_max[g]);
+    fma[g] += other.fma[g];
+    words_min[g] = std::min(words_min[g], other.words_min[g]);
+    words_max[g] = std::max(words_max[g], other.words_max[g]);
+  }
 }
 
 std::size_t StepTotals::bytes() const {

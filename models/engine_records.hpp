@@ -43,6 +43,9 @@ struct StepTotals {
   std::vector<std::uint32_t> words_min, words_max;  // of the words one node sent in the step
   void resize(std::size_t steps);
   std::size_t bytes() const;
+  // Adds another set of nodes' totals of the same steps (a partition's, stepped on a thread
+  // of its own): least of the least, greatest of the greatest, sum of the sums.
+  void merge(const StepTotals& other);
   // Step `g` of a node begins at `begin`; the step before it (if any) began at `before`.
   void note_begin(std::size_t g, Cycle begin, Cycle before) {
     start_min[g] = std::min(start_min[g], begin);

@@ -139,8 +139,10 @@ void MachineConfig::declare(ParameterSet& set) {
              "is timed on one node standing for every node, exact because each node sees the same cycles; off: "
              "every node is timed");
   set.integer("threads", threads, 0, 1024, "threads",
-              "host threads that compute values when the timing comes from one node (engine event, symmetry auto); "
-              "0: every core. Values are the same for any number");
+              "host threads: they compute values when the timing comes from one node (engine event, symmetry auto), "
+              "and step the nodes of engine systemc when every node steps every cycle (fast_forward off or refused; "
+              "docs/timing-model.md, \"Fast-forward\"); 0: every core (engine systemc: one thread per 512 nodes, at "
+              "most every core). Every figure and value is the same for any number");
 }
 
 MachineConfig MachineConfig::for_word_bytes(std::size_t word_bytes) const {

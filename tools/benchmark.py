@@ -15,7 +15,8 @@ machine and its load; run it on an idle machine and say which):
            slow-down of tools/bare_memory_walk (no simulation: the round's larger run's memory
            per node, touched in the engine's pattern, WALK), run in each round right after the
            round's engine runs: the slow-down of touching that much memory in that pattern and
-           nothing else, at the same moment of a shared machine.
+           nothing else, at the same moment of a shared machine. --threads N passes N host
+           threads to every run (default 1): with fast_forward off they step the nodes.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget (--values off --direction forward: timing
            only, one transform), with the three phases outside the simulation that took
@@ -178,7 +179,7 @@ def scaling(args):
     binaries = [args.binary] + ([args.baseline] if args.baseline else [])
     slowdowns, walks = {}, {}
     for ff in ("on", "off"):
-        arguments_of = {p: problem(n, p) + ["--fast_forward", ff] for n, p in SCALING}
+        arguments_of = {p: problem(n, p) + ["--fast_forward", ff, "--threads", str(args.threads)] for n, p in SCALING}
         walks[ff] = []
 
         def walk_round(this_round, ff=ff):
@@ -457,6 +458,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs per point; the fastest counts")
     parser.add_argument("--budget-seconds", type=float, default=600.0, help="stop growing the torus past this wall time")
     parser.add_argument("--sizes", default="8,12,16,20,24,28,32", help="torus edges P for the growth table, b = 4")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="scaling: host threads for every run (they step the nodes with fast_forward off; 0: the "
+                             "engine's default, one per 512 nodes up to every core)")
     parser.add_argument("--values", choices=["on", "off"], default="on", help="growth: compute the values, or time only")
     parser.add_argument("--direction", choices=["forward", "both"], default="both", help="growth: DCT forward, or forward and inverse")
     args = parser.parse_args()

@@ -14,6 +14,13 @@
 namespace torus {
 namespace {
 
+// The threads asked for; by default (0) every core, but no fewer than 512 nodes a thread: with
+// fewer, waiting for the threads each cycle costs about what they save.
+std::size_t stepping_threads(const MachineConfig& machine, std::size_t nodes) {
+  if (machine.threads > 0) return static_cast<std::size_t>(machine.threads);
+  return std::clamp<std::size_t>(nodes / 512, 1, machine.host_threads());
+}
+
 TopConfig top_config(const EngineInputs& in) {
   const MachineConfig& machine = in.machine;
   const FaultConfig& fault = in.fault;
@@ -27,6 +34,7 @@ TopConfig top_config(const EngineInputs& in) {
   // A waveform samples every node every cycle, so nothing may be skipped while tracing.
   config.fast_forward = machine.fast_forward == "on" && in.run.vcd_trace.empty();
   config.stepping_nodes = machine.stepping_nodes(shape.node_count());
+  config.threads = stepping_threads(machine, shape.node_count());
   config.fault = fault.kind();
   if (config.fault != FaultKind::None) {
     config.fault_node = shape.index_of(fault.node());

@@ -1,5 +1,6 @@
 #include "models/cycle/link_channel.hpp"
 
+#include "models/cycle/step_threads.hpp"
 #include "models/cycle/wake_calendar.hpp"
 #include "models/prefetch.hpp"
 #include "sim/fault_config.hpp"
@@ -48,6 +49,7 @@ void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
 
 void LinkChannel::send_ahead(Cycle from, std::uint32_t message, std::uint32_t first_index, const std::complex<double>* values,
                              std::size_t count, Cycle* leave) {
+  if (sender_calls_) throw std::logic_error(std::string(name()) + ": words sent ahead on a link staged for threads");
   if (credits_ < count) throw std::logic_error(std::string(name()) + ": send ahead without a credit for each word");
   Cycle at = from;
   if (from > 0) ahead_.pop_through(from - 1);
@@ -110,8 +112,7 @@ void LinkChannel::transmit(Cycle cycle, const LinkWord& sent) {
     last_active_cycle_ = cycle;
   }
   if (!faultless() && cycle >= fault_->fault.from) return transmit_faulty(cycle, sent);
-  queue_.push_back(sent, cycle + latency_);  // not visible to the receiver before the update phase
-  request_update_in_order();
+  enqueue(sent, cycle + latency_);  // not visible to the receiver before the update phase
 }
 
 void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
@@ -121,8 +122,33 @@ void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
   LinkWord word = sent;
   word.value = {with_bit_flipped(word.value.real(), fault_->fault.bit), word.value.imag()};
   record.became = word.value.real();
-  queue_.push_back(word, cycle + latency_);
-  request_update_in_order();
+  enqueue(word, cycle + latency_);
+}
+
+void LinkChannel::enqueue(const LinkWord& word, Cycle arrival) {
+  if (sender_calls_) staged_words_.push_back({word, arrival});
+  else queue_.push_back(word, arrival);
+  request_update_from(sender_calls_);
+}
+
+void LinkChannel::stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver) {
+  if (taker_) throw std::logic_error(std::string(name()) + ": a link whose receiver takes words ahead cannot be staged for threads");
+  sender_calls_ = sender;
+  receiver_calls_ = receiver;
+}
+
+void LinkChannel::request_update_from(DeferredCalls* calls) {
+  if (calls && calls->collecting) calls->updates.push_back(this);
+  else request_update_in_order();
+}
+
+// The words and credits the two ends staged while stepping on separate threads, in the order
+// they were staged: as if sent and freed at once.
+void LinkChannel::take_staged() {
+  for (const Staged& s : staged_words_) queue_.push_back(s.word, s.arrival);
+  staged_words_.clear();
+  for (const Cycle c : staged_credits_) return_credits(c, 1, 1);
+  staged_credits_.clear();
 }
 
 void LinkChannel::request_update_in_order() {
@@ -159,6 +185,7 @@ void LinkChannel::update() {
   // afresh.
   chained_ = false;
   if (chain_ && chain_->last == this) chain_->last = nullptr;
+  take_staged();
   if (const LinkChannel* next = std::exchange(update_next_, nullptr)) {
     next->prefetch_take();
     if (const LinkChannel* second = next->update_next_) {
@@ -220,7 +247,9 @@ void LinkChannel::pop(Cycle cycle) {
   if (visible_ == 0 || queue_.front_arrival() > cycle) throw std::logic_error(std::string(name()) + ": pop with no arrived word");
   queue_.pop_front();  // an arrived word: the queue's arrived count drops with it
   --visible_;
-  return_credits(cycle + latency_, 1, 1);
+  if (!receiver_calls_) return return_credits(cycle + latency_, 1, 1);
+  staged_credits_.push_back(cycle + latency_);  // the sender's end may be stepping now
+  request_update_from(receiver_calls_);
 }
 
 void LinkChannel::return_credits(Cycle first, Cycle spacing, std::size_t count) {

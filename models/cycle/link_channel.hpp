@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/cycle/cycle_runs.hpp"
 #include "models/cycle/link_queue.hpp"
@@ -26,6 +27,7 @@
 namespace torus {
 
 class WakeCalendar;
+struct DeferredCalls;
 
 // Owned by a receiving node, one per input port. The link lowers `next` to the arrival cycle of
 // each word it sends; while the node sleeps, the link also has it woken at that cycle.
@@ -175,10 +177,19 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   Cycle latency() const { return latency_; }
   // Links made by one set share one chain; a link on no chain asks for nothing ahead.
   void join_update_chain(UpdateChain* chain) { chain_ = chain; }
+  // For nodes stepped on several threads (models/cycle/step_threads.hpp): the sender's and the
+  // receiver's partitions' calls. From then on a word sent and a credit freed are staged and
+  // moved in the update phase, so that the two ends, stepping at once, share nothing; an
+  // update request made while a partition collects is deferred to it. Not with a taker or
+  // words sent ahead (nodes that fast-forward never step on several threads).
+  void stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver);
+  // Asks for the update phase now (a deferred request being replayed).
+  void request_deferred_update() { request_update_in_order(); }
   // Bytes the channel allocates (for the memory report): itself, its queues, and the kernel's
   // copy of its name (a string held apart once longer than its inline 15 characters).
   std::size_t bytes() const {
     return sizeof(*this) + queue_.bytes() + returning_credits_.bytes() + ahead_.bytes() +
+           staged_words_.capacity() * sizeof(Staged) + staged_credits_.capacity() * sizeof(Cycle) +
            (fault_ ? sizeof(FaultState) : 0) + name_bytes(name());
   }
   static std::size_t name_bytes(const char* name);
@@ -199,6 +210,11 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void offer_to_taker(std::size_t limit, Offer offer);
   bool faultless() const { return !fault_ || fault_->record.fired; }
   void request_update_in_order();
+  // The request of the end whose partition is `calls`: at once, or deferred to the partition.
+  void request_update_from(DeferredCalls* calls);
+  // A word on its way: into the queue, or staged for the update phase.
+  void enqueue(const LinkWord& word, Cycle arrival);
+  void take_staged();
   // Hints for the links updated next (UpdateChain): three levels, each reading what the one
   // before asked for.
   void prefetch_object() const;
@@ -230,6 +246,16 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   CycleRuns returning_credits_;  // cycle at which each returns to the sender
   CycleRuns ahead_;              // leaving cycles of words sent ahead, not yet known to have left
   LinkStats stats_;
+  // Staged for the update phase when the ends step on several threads (stage_for_threads):
+  // each list is written by one end only.
+  struct Staged {
+    LinkWord word;
+    Cycle arrival;
+  };
+  DeferredCalls* sender_calls_ = nullptr;
+  DeferredCalls* receiver_calls_ = nullptr;
+  std::vector<Staged> staged_words_;       // the sender's
+  std::vector<Cycle> staged_credits_;      // the receiver's: the cycle each returns
 };
 
 }  // namespace torus

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace torus {
 
@@ -18,7 +19,7 @@ void NodeContext::allocate_plan(const NodePlans& plans, bool keep_trace, bool ke
   computes = plan->computes;
   ffts = plan->ffts;
   compute_done.assign(computes.size(), never);
-  steps.allocate(plan->steps, keep_spans, *run->step_totals);
+  steps.allocate(plan->steps, keep_spans, run->totals_of(index));
   if (keep_trace) trace.assign(info.size(), TaskRecord{});
 }
 
@@ -32,7 +33,7 @@ std::size_t RunShared::bytes() const {
     total += sizeof(s) + (s.issue.capacity() + s.ready_before_last.capacity()) * sizeof(Cycle) +
              s.left_before_last.capacity() * sizeof(std::uint16_t);
   if (scratch) total += scratch->values.capacity() * sizeof(std::complex<double>) + scratch->leave.capacity() * sizeof(Cycle);
-  if (step_totals) total += step_totals->bytes();
+  for (std::size_t p = 0; step_totals && p < step_parts; ++p) total += step_totals[p].bytes();
   return total;
 }
 
@@ -119,31 +120,49 @@ std::pair<std::size_t, std::size_t> Node::progress() const {
 // it was armed to wake.
 void Node::arm(Trigger trigger, Cycle cycle) {
   trigger_ = trigger;
-  const auto index = static_cast<std::uint32_t>(context_.index);
   clocked_ = false;
   switch (trigger) {
     case Trigger::Tick:
       // A node that may sleep times its next cycle itself: woken by the calendar (before the
       // clock edge of the same time), waiting for the edge would run it twice in that cycle.
       if (!fast_forward_enabled_) {  // the clock steps it: nothing for the calendar to wake
-        if (calendar_armed_) calendar_.arm(index, never, false);
+        if (calendar_armed_) arm_calendar(never, false);
         calendar_armed_ = false;
         clocked_ = true;
         break;
       }
-      calendar_.arm(index, cycle + 1, false);
+      arm_calendar(cycle + 1, false);
       calendar_armed_ = true;
       break;
     case Trigger::Wake:
-      calendar_.arm(index, never, true);
+      arm_calendar(never, true);
       calendar_armed_ = true;
       break;
     case Trigger::WakeOrTimeout:
-      calendar_.arm(index, wake_at_, true);
+      arm_calendar(wake_at_, true);
       calendar_armed_ = true;
       break;
   }
   if (in_process_) next_trigger(wake_);
+}
+
+void Node::arm_calendar(Cycle timeout, bool listening) {
+  if (!deferring()) return calendar_.arm(static_cast<std::uint32_t>(context_.index), timeout, listening);
+  defer();
+  deferred_arm_ = true;  // a later arming replaces an earlier one, as in the calendar
+  deferred_timeout_ = timeout;
+  deferred_listening_ = listening;
+}
+
+void Node::defer() {
+  if (!deferred_arm_ && !deferred_finish_) deferred_->nodes.push_back(this);
+}
+
+// In the order the node made the calls: it finishes before it sleeps.
+void Node::complete_deferred() {
+  if (std::exchange(deferred_finish_, false)) on_finished_(context_.index, context_.stats.finish_cycle);
+  if (std::exchange(deferred_arm_, false))
+    calendar_.arm(static_cast<std::uint32_t>(context_.index), deferred_timeout_, deferred_listening_);
 }
 
 // Everything after the SystemC base, where the Wakeable part begins (the ports, then the
@@ -269,7 +288,12 @@ void Node::finish(Cycle cycle) {
   trace_state_ = 4;
   context_.stats.finish_cycle = cycle;
   context_.steps.finish(cycle);
-  on_finished_(context_.index, cycle);
+  if (deferring()) {
+    defer();
+    deferred_finish_ = true;
+  } else {
+    on_finished_(context_.index, cycle);
+  }
   if (settings_.passes_traffic) return route_only(cycle);
   asleep_ = true;
   waiting_asleep_ = false;

@@ -16,6 +16,7 @@
 
 #include "models/cycle/link_ports.hpp"
 #include "models/cycle/node_context.hpp"
+#include "models/cycle/step_threads.hpp"
 #include "models/cycle/task_sequencer.hpp"
 #include "models/cycle/wake_calendar.hpp"
 
@@ -62,6 +63,11 @@ class Node : public sc_core::sc_module, public Wakeable {
   // scoreboard words the next fma reads.
   void prefetch_cycle_state() const;
   void prefetch_cycle_words() const { sequencer_.prefetch_next_fma(); }
+  // Stepped on a thread of its own partition (models/cycle/step_threads.hpp): while `calls`
+  // collects, finishing and arming the wake calendar are deferred to it, and
+  // complete_deferred() does them afterwards, from the clock's process.
+  void defer_to(DeferredCalls* calls) { deferred_ = calls; }
+  void complete_deferred();
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
@@ -138,6 +144,9 @@ class Node : public sc_core::sc_module, public Wakeable {
   void maybe_sleep(Cycle cycle, Blocked blocked);
   void sleep(Cycle cycle, Cycle until, bool waiting, bool starved = false);
   void arm(Trigger trigger, Cycle cycle);
+  void arm_calendar(Cycle timeout, bool listening);
+  bool deferring() const { return deferred_ && deferred_->collecting; }
+  void defer();
   bool done(Cycle cycle) const;
   void finish(Cycle cycle);
   void route_only(Cycle cycle);
@@ -150,6 +159,8 @@ class Node : public sc_core::sc_module, public Wakeable {
   WakeCalendar& calendar_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;
+  DeferredCalls* deferred_ = nullptr;
+  Cycle deferred_timeout_ = never;  // the calendar arming deferred (deferred_arm_)
   // The flags last, together: one node object per torus node, so no padding between them.
   Cycle wake_at_ = never;
   Cycle last_cycle_ = never;
@@ -168,6 +179,9 @@ class Node : public sc_core::sc_module, public Wakeable {
   bool calendar_armed_ = false;  // the wake calendar holds an arming of this node
   bool clocked_ = false;         // step_on_clock steps the node
   bool in_process_ = false;      // the current activation runs in the node's own process
+  bool deferred_listening_ = false;
+  bool deferred_arm_ = false;     // arm_calendar was deferred
+  bool deferred_finish_ = false;  // on_finished_ was deferred
 };
 
 }  // namespace torus

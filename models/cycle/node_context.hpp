@@ -17,6 +17,7 @@
 #include "models/cycle/node_memory.hpp"
 #include "models/cycle/node_plan.hpp"
 #include "models/cycle/step_log.hpp"
+#include "models/cycle/step_threads.hpp"
 #include "models/cycle/task_window.hpp"
 #include "models/engine_records.hpp"
 #include "sim/dataflow.hpp"
@@ -72,7 +73,12 @@ struct RunShared {
   std::uint64_t fma_per_butterfly = 8;  // docs/timing-model.md, "FFT tasks"
   bool split_complex = false;
   LinkScratch* scratch = nullptr;
-  StepTotals* step_totals = nullptr;  // the nodes add theirs (StepLog)
+  // The nodes add theirs (StepLog): one set per partition of nodes stepped on a thread of its
+  // own (models/cycle/step_threads.hpp), `step_parts` of them from `step_totals`.
+  StepTotals* step_totals = nullptr;
+  std::size_t step_parts = 1;
+  std::size_t node_count = 1;
+  StepTotals& totals_of(std::size_t node) const { return step_totals[partition_of(node, node_count, step_parts)]; }
   NodePlans* plans = nullptr;  // the nodes' plans, shared where equal
   std::size_t bytes() const;   // of the tables above (the plans count with their nodes)
 };

@@ -1,6 +1,7 @@
 #include "models/cycle/torus_top.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -52,8 +53,6 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   shared_.fma_per_butterfly = config.fma_per_butterfly;
   shared_.split_complex = split_complex;
   shared_.scratch = &scratch_;
-  step_totals_.resize(program.global_steps());
-  shared_.step_totals = &step_totals_;
   plans_ = NodePlans(program);
   shared_.plans = &plans_;
   const TorusShape& shape = program.shape;
@@ -69,8 +68,17 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
                         config.fast_forward && !stepping, traffic.out[i], traffic.in[i],
                         traffic.passes[i], config.trace_tasks, config.step_spans};
   };
-  for (std::size_t i = 0; i < count && !clock; ++i)
-    if (!Node::fast_forward_refusal(settings_of(i), policy).empty()) clock = std::make_unique<sc_core::sc_clock>("clock", sc_core::sc_time(1, sc_core::SC_NS));
+  std::size_t stepping = 0;
+  for (std::size_t i = 0; i < count; ++i) stepping += Node::fast_forward_refusal(settings_of(i), policy).empty() ? 0 : 1;
+  if (stepping > 0) clock = std::make_unique<sc_core::sc_clock>("clock", sc_core::sc_time(1, sc_core::SC_NS));
+  // Threads only when every node steps on the clock: a node that sleeps runs in its own process
+  // and may send words ahead, which the links' staging does not cover.
+  const std::size_t parts = stepping == count ? std::clamp<std::size_t>(config.threads, 1, count) : 1;
+  step_totals_.assign(parts, StepTotals{});
+  for (StepTotals& totals : step_totals_) totals.resize(program.global_steps());
+  shared_.step_totals = step_totals_.data();
+  shared_.step_parts = parts;
+  shared_.node_count = count;
   nodes.init(count, [&](const char* node_name, std::size_t i) {
     return new Node(node_name, i, shared_, settings_of(i), make_datapath(i), clock != nullptr, wake_calendar, finished);
   });
@@ -108,6 +116,29 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
       if (auto* port = neighbour.in_port(static_cast<std::size_t>(opposite(d)))) (*port)(channel);
     }
   inject_fault();
+  if (parts > 1) stage_links_for_threads();
+}
+
+// Each node defers to its partition's calls, and each link stages between its two ends'.
+void TorusTop::stage_links_for_threads() {
+  const std::size_t count = nodes.size(), parts = step_totals_.size();
+  deferred_ = std::vector<DeferredCalls>(parts);
+  for (std::size_t i = 0; i < count; ++i) nodes[i].defer_to(&deferred_[partition_of(i, count, parts)]);
+  const TorusShape& shape = program().shape;
+  for (std::size_t i = 0; i < count; ++i)
+    for (Direction d : all_directions) {
+      const std::size_t k = i * direction_count + static_cast<std::size_t>(d);
+      if (!links_->used(k)) continue;
+      const std::size_t to = shape.index_of(shape.ring_neighbour(shape.coord_of(i), d));
+      (*links_)[k].stage_for_threads(&deferred_[partition_of(i, count, parts)], &deferred_[partition_of(to, count, parts)]);
+    }
+  threads_ = std::make_unique<StepThreads>(parts);
+}
+
+StepTotals TorusTop::step_totals() const {
+  StepTotals totals = step_totals_.front();
+  for (std::size_t p = 1; p < step_totals_.size(); ++p) totals.merge(step_totals_[p]);
+  return totals;
 }
 
 LinkSet::LinkSet(const sc_core::sc_module_name& name, const std::vector<bool>& used, const TopConfig& config,
@@ -168,9 +199,31 @@ std::string TorusTop::fault_record() const {
 void TorusTop::step_clocked() {
   const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks();
   const std::size_t count = clocked_.size();
-  for (std::size_t k = 0; k < count; ++k) {
-    if (k + 2 < count) clocked_[k + 2]->prefetch_cycle_state();
-    if (k + 1 < count) clocked_[k + 1]->prefetch_cycle_words();
+  if (!threads_) return step_range(0, count, cycle);
+  for (DeferredCalls& calls : deferred_) calls.collecting = true;
+  const std::function<void(std::size_t)> job = [&](std::size_t p) {
+    const auto [first, last] = partition_range(count, deferred_.size(), p);
+    step_range(first, last, cycle);
+  };
+  try {
+    threads_->run(job);
+  } catch (...) {
+    for (DeferredCalls& calls : deferred_) calls.collecting = false;
+    throw;
+  }
+  for (DeferredCalls& calls : deferred_) {
+    calls.collecting = false;
+    for (LinkChannel* link : calls.updates) link->request_deferred_update();
+    for (Node* node : calls.nodes) node->complete_deferred();
+    calls.updates.clear();
+    calls.nodes.clear();
+  }
+}
+
+void TorusTop::step_range(std::size_t first, std::size_t last, Cycle cycle) {
+  for (std::size_t k = first; k < last; ++k) {
+    if (k + 2 < last) clocked_[k + 2]->prefetch_cycle_state();
+    if (k + 1 < last) clocked_[k + 1]->prefetch_cycle_words();
     clocked_[k]->step_on_clock(cycle);
   }
 }

@@ -28,6 +28,10 @@ struct TopConfig {
   std::uint64_t fma_per_butterfly = 8;  // fma of one FFT butterfly (docs/timing-model.md, "FFT tasks")
   Cycle watchdog_cycles = 100000;
   bool fast_forward = true;
+  // Host threads that step the nodes when every node steps every cycle (fast-forward off or
+  // refused for all), each a partition of consecutive nodes; otherwise one. Results do not
+  // depend on it (models/cycle/step_threads.hpp).
+  std::size_t threads = 1;
   // Test hook: nodes whose index is in this set run with fast-forward off (empty: all alike).
   std::vector<std::size_t> stepping_nodes;
   bool trace_tasks = false;  // keep per-task first/last cycles (tests)
@@ -106,17 +110,23 @@ class TorusTop : public sc_core::sc_module {
   std::string fault_record() const;
   // The nodes' step figures added up so far (all of them once the run has completed), but the
   // words sent, which each node keeps (StepLog).
-  const StepTotals& step_totals() const { return step_totals_; }
+  StepTotals step_totals() const;
+  // Host threads that step the nodes (TopConfig::threads, where it applies).
+  std::size_t stepping_threads() const { return step_totals_.size(); }
 
  private:
   void watch();
   void step_clocked();
+  void step_range(std::size_t first, std::size_t last, Cycle cycle);
+  void stage_links_for_threads();
   std::string chain_of_waits(std::size_t first, Cycle cycle) const;
   bool sent_in_full(std::uint32_t message) const;
   void inject_fault();
 
   LinkScratch scratch_;
-  StepTotals step_totals_;
+  std::vector<StepTotals> step_totals_;  // one per partition of the stepping nodes
+  std::vector<DeferredCalls> deferred_;  // per partition, when more than one
+  std::unique_ptr<StepThreads> threads_;
   NodePlans plans_;
   std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;

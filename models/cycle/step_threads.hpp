@@ -1,0 +1,73 @@
+#pragma once
+// Stepping the nodes that step every cycle on several host threads (docs/timing-model.md,
+// "Stepping on several threads"). The nodes are cut into partitions of consecutive indices; in
+// each cycle every partition's nodes step on a thread of their own, while SystemC's kernel
+// waits for all of them. A node's cycle touches its own state and its ends of its links only:
+// what crosses to another node (a word sent, a credit returned) is staged in the link and
+// moved in the update phase, and what would reach the kernel or the run's shared records (an
+// update request, arming the wake calendar, a node finishing) is collected per partition and
+// replayed by the clock's process afterwards, partitions in order, each in the order it was
+// collected. That is the order one thread stepping the nodes in index order makes the same
+// calls in, so the kernel sees the same sequence for any number of threads.
+
+#include <atomic>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace torus {
+
+class LinkChannel;
+class Node;
+
+// What one partition's nodes asked of the kernel and the run during a parallel step, in order.
+// While `collecting` is false (the nodes run one at a time: in their own processes, or on one
+// thread), callers act at once instead.
+// A cache line or more each: the threads write their own partition's lists on every word sent.
+struct alignas(64) DeferredCalls {
+  bool collecting = false;
+  std::vector<LinkChannel*> updates;  // links that need their update phase
+  std::vector<Node*> nodes;           // nodes that finished or went to sleep
+};
+
+// A job run on `count` partitions at once: partition 0 on the calling thread, the others on
+// threads kept for the object's lifetime. A waiting thread spins briefly (the next cycle
+// usually comes within microseconds), then sleeps on the generation counter.
+class StepThreads {
+ public:
+  explicit StepThreads(std::size_t count);
+  ~StepThreads();
+  StepThreads(const StepThreads&) = delete;
+  StepThreads& operator=(const StepThreads&) = delete;
+
+  std::size_t count() const { return workers_.size() + 1; }
+  // Calls job(p) for p = 0 .. count() - 1 and returns once every call has returned. If calls
+  // threw, rethrows the exception of the lowest partition (the node a single thread stepping
+  // in index order would have stopped at).
+  void run(const std::function<void(std::size_t)>& job);
+
+ private:
+  void work(std::size_t partition);
+  void call(std::size_t partition);
+
+  const std::function<void(std::size_t)>* job_ = nullptr;
+  std::vector<std::exception_ptr> errors_;
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<std::size_t> pending_{0};
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> workers_;
+};
+
+// Partition p of `count` items cut into `parts`: [first, last).
+inline std::pair<std::size_t, std::size_t> partition_range(std::size_t count, std::size_t parts, std::size_t p) {
+  return {count * p / parts, count * (p + 1) / parts};
+}
+// The partition item i of `count` falls in (the inverse of partition_range).
+inline std::size_t partition_of(std::size_t i, std::size_t count, std::size_t parts) {
+  return ((i + 1) * parts - 1) / count;
+}
+
+}  // namespace torus
