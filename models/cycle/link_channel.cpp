@@ -185,7 +185,7 @@ void LinkChannel::update() {
   // afresh.
   chained_ = false;
   if (chain_ && chain_->last == this) chain_->last = nullptr;
-  take_staged();
+  if (sender_calls_) take_staged();
   if (const LinkChannel* next = std::exchange(update_next_, nullptr)) {
     next->prefetch_take();
     if (const LinkChannel* second = next->update_next_) {

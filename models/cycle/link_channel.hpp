@@ -239,6 +239,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   ArrivalHint* hint_ = nullptr;
   CreditHint* credit_hint_ = nullptr;
   LinkTaker* taker_ = nullptr;
+  // Beside the fields every send and pop reads (stage_for_threads; nullptr: one thread).
+  DeferredCalls* sender_calls_ = nullptr;
+  DeferredCalls* receiver_calls_ = nullptr;
   std::unique_ptr<FaultState> fault_;
   LinkQueue queue_;                     // sent, not popped, in order; counts those arrived
   LinkWord front_;                      // the front word, as front() hands it out
@@ -252,8 +255,6 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
     LinkWord word;
     Cycle arrival;
   };
-  DeferredCalls* sender_calls_ = nullptr;
-  DeferredCalls* receiver_calls_ = nullptr;
   std::vector<Staged> staged_words_;       // the sender's
   std::vector<Cycle> staged_credits_;      // the receiver's: the cycle each returns
 };

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <sstream>
 #include <stdexcept>
-#include <utility>
 
 namespace torus {
 
@@ -147,22 +146,13 @@ void Node::arm(Trigger trigger, Cycle cycle) {
 }
 
 void Node::arm_calendar(Cycle timeout, bool listening) {
-  if (!deferring()) return calendar_.arm(static_cast<std::uint32_t>(context_.index), timeout, listening);
-  defer();
-  deferred_arm_ = true;  // a later arming replaces an earlier one, as in the calendar
-  deferred_timeout_ = timeout;
-  deferred_listening_ = listening;
+  if (deferring()) deferred_->nodes.push_back({this, timeout, false, listening});
+  else calendar_.arm(static_cast<std::uint32_t>(context_.index), timeout, listening);
 }
 
-void Node::defer() {
-  if (!deferred_arm_ && !deferred_finish_) deferred_->nodes.push_back(this);
-}
-
-// In the order the node made the calls: it finishes before it sleeps.
-void Node::complete_deferred() {
-  if (std::exchange(deferred_finish_, false)) on_finished_(context_.index, context_.stats.finish_cycle);
-  if (std::exchange(deferred_arm_, false))
-    calendar_.arm(static_cast<std::uint32_t>(context_.index), deferred_timeout_, deferred_listening_);
+void Node::complete_deferred(const DeferredCalls::NodeCall& call) {
+  if (call.finish) on_finished_(context_.index, call.cycle);
+  else calendar_.arm(static_cast<std::uint32_t>(context_.index), call.cycle, call.listening);
 }
 
 // Everything after the SystemC base, where the Wakeable part begins (the ports, then the
@@ -288,12 +278,8 @@ void Node::finish(Cycle cycle) {
   trace_state_ = 4;
   context_.stats.finish_cycle = cycle;
   context_.steps.finish(cycle);
-  if (deferring()) {
-    defer();
-    deferred_finish_ = true;
-  } else {
-    on_finished_(context_.index, cycle);
-  }
+  if (deferring()) deferred_->nodes.push_back({this, cycle, true, false});
+  else on_finished_(context_.index, cycle);
   if (settings_.passes_traffic) return route_only(cycle);
   asleep_ = true;
   waiting_asleep_ = false;

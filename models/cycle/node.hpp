@@ -64,10 +64,10 @@ class Node : public sc_core::sc_module, public Wakeable {
   void prefetch_cycle_state() const;
   void prefetch_cycle_words() const { sequencer_.prefetch_next_fma(); }
   // Stepped on a thread of its own partition (models/cycle/step_threads.hpp): while `calls`
-  // collects, finishing and arming the wake calendar are deferred to it, and
-  // complete_deferred() does them afterwards, from the clock's process.
+  // collects, finishing and arming the wake calendar are deferred to it, and the clock's
+  // process makes each call afterwards through complete_deferred.
   void defer_to(DeferredCalls* calls) { deferred_ = calls; }
-  void complete_deferred();
+  void complete_deferred(const DeferredCalls::NodeCall& call);
 
   std::size_t index() const { return context_.index; }
   const NodeStats& stats() const { return context_.stats; }
@@ -146,7 +146,6 @@ class Node : public sc_core::sc_module, public Wakeable {
   void arm(Trigger trigger, Cycle cycle);
   void arm_calendar(Cycle timeout, bool listening);
   bool deferring() const { return deferred_ && deferred_->collecting; }
-  void defer();
   bool done(Cycle cycle) const;
   void finish(Cycle cycle);
   void route_only(Cycle cycle);
@@ -159,8 +158,6 @@ class Node : public sc_core::sc_module, public Wakeable {
   WakeCalendar& calendar_;
   std::function<void(std::size_t, Cycle)> on_finished_;
   sc_core::sc_event wake_;
-  DeferredCalls* deferred_ = nullptr;
-  Cycle deferred_timeout_ = never;  // the calendar arming deferred (deferred_arm_)
   // The flags last, together: one node object per torus node, so no padding between them.
   Cycle wake_at_ = never;
   Cycle last_cycle_ = never;
@@ -179,9 +176,7 @@ class Node : public sc_core::sc_module, public Wakeable {
   bool calendar_armed_ = false;  // the wake calendar holds an arming of this node
   bool clocked_ = false;         // step_on_clock steps the node
   bool in_process_ = false;      // the current activation runs in the node's own process
-  bool deferred_listening_ = false;
-  bool deferred_arm_ = false;     // arm_calendar was deferred
-  bool deferred_finish_ = false;  // on_finished_ was deferred
+  DeferredCalls* deferred_ = nullptr;  // read only when the node finishes or sleeps
 };
 
 }  // namespace torus

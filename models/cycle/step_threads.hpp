@@ -11,6 +11,7 @@
 // calls in, so the kernel sees the same sequence for any number of threads.
 
 #include <atomic>
+#include <cstdint>
 #include <cstddef>
 #include <exception>
 #include <functional>
@@ -29,8 +30,15 @@ class Node;
 // A cache line or more each: the threads write their own partition's lists on every word sent.
 struct alignas(64) DeferredCalls {
   bool collecting = false;
+  // A node finishing at `cycle`, or arming the wake calendar (WakeCalendar::arm).
+  struct NodeCall {
+    Node* node = nullptr;
+    std::uint64_t cycle = 0;  // finishing: its cycle; arming: the timeout
+    bool finish = false;
+    bool listening = false;
+  };
   std::vector<LinkChannel*> updates;  // links that need their update phase
-  std::vector<Node*> nodes;           // nodes that finished or went to sleep
+  std::vector<NodeCall> nodes;
 };
 
 // A job run on `count` partitions at once: partition 0 on the calling thread, the others on

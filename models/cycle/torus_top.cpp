@@ -214,7 +214,7 @@ void TorusTop::step_clocked() {
   for (DeferredCalls& calls : deferred_) {
     calls.collecting = false;
     for (LinkChannel* link : calls.updates) link->request_deferred_update();
-    for (Node* node : calls.nodes) node->complete_deferred();
+    for (const DeferredCalls::NodeCall& call : calls.nodes) call.node->complete_deferred(call);
     calls.updates.clear();
     calls.nodes.clear();
   }
