@@ -116,6 +116,7 @@ TimingReport assemble_timing(const Program& program, const EngineRecords& record
   t.program_bytes = bytes(program);
   t.cycles.idle = t.total_cycles * t.nodes - t.cycles.busy - t.cycles.dependency - t.cycles.operand - t.cycles.backpressure;
   t.fast_forward_note = records.fast_forward_note;
+  t.stepping_threads = records.stepping_threads;
   collect_steps(program, records, t);
   collect_links(records, t);
   t.words_paper = words_one_per_kind(program);

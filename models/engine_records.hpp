@@ -117,6 +117,7 @@ struct EngineRecords {
   // timed a translation quotient (Program::translation_quotient), whose nodes all see the same cycles.
   std::uint64_t copies = 1;
   std::string fast_forward_note;  // why nothing was issued ahead, or empty
+  std::uint64_t stepping_threads = 0;  // host threads that stepped the nodes (cycle engine; 0: none)
 };
 
 // The totals of per-node records (`steps` and the nodes' finish cycles).

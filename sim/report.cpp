@@ -113,7 +113,8 @@ std::string timing_text(const RunReport& r, const TimingReport& t) {
                      t.words_allocated, paper_formulas(r) ? "4b^3+3b^2" : "one block of each kind", t.words_paper,
                      t.words_second_buffers, t.words_link_buffers);
   const std::string activations =
-      t.node_activations == 0 ? "" : fmt::format("; SystemC ran the nodes {} times", t.node_activations);
+      (t.node_activations == 0 ? "" : fmt::format("; SystemC ran the nodes {} times", t.node_activations)) +
+      (t.stepping_threads > 1 ? fmt::format(" on {} host threads", t.stepping_threads) : "");
   if (t.fast_forward_note.empty())
     out += fmt::format("  fast-forward: {} of {} fma issued ahead{}\n", t.fast_forwarded_fma, t.fma_issued, activations);
   else
@@ -264,6 +265,7 @@ nlohmann::json to_json(const TimingReport& t) {
                    {"fma_expected", t.fma_expected},
                    {"fast_forwarded_fma", t.fast_forwarded_fma},
                    {"fast_forward_note", t.fast_forward_note},
+                   {"stepping_threads", t.stepping_threads},
                    {"node_activations", t.node_activations},
                    {"nodes_timed", t.nodes_timed},
                    {"utilisation", t.utilisation()},

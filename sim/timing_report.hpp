@@ -63,6 +63,9 @@ struct TimingReport {
   std::uint64_t fma_expected = 0;  // 3 N^4 x complex cost x transforms
   std::uint64_t fast_forwarded_fma = 0;  // of fma_issued, those fast-forward issued ahead
   std::string fast_forward_note;         // why fast-forward could not engage, or empty
+  // Cycle engine: host threads that stepped the nodes (more than one only when every node steps
+  // every cycle; docs/timing-model.md, "Fast-forward"); 0 from the other engines.
+  std::uint64_t stepping_threads = 0;
   // Cycle engine: cycles at which SystemC ran a node, summed over the nodes (every node-cycle
   // with fast-forward off; 0 from the event engine).
   std::uint64_t node_activations = 0;

@@ -53,7 +53,7 @@ inline std::string file_bytes(const std::string& path) {
 // machine: what two engines timing the same run must agree on, figure for figure.
 // A report's timing without the figures that describe the host or the engine itself.
 inline nlohmann::json timing_machine_figures(nlohmann::json timing) {
-  for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma", "node_activations",
+  for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma", "node_activations", "stepping_threads",
                            "fast_forward_note", "nodes_timed"})
     timing.erase(host);
   return timing;

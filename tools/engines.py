@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-HOST_FIELDS = {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma", "node_activations",
+HOST_FIELDS = {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma", "node_activations", "stepping_threads",
                "fast_forward_note", "nodes_timed"}
 REGRESSION = {
     "N": ["4", "6", "8"], "P": ["2", "4"], "direction": ["forward", "inverse"],

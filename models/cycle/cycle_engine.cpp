@@ -134,6 +134,7 @@ class CycleRun final : public EngineRun {
     }
     r.fma_per_cycle = top_.nodes[0].pipeline().per_cycle();
     r.fast_forward_note = top_.nodes[0].fast_forward_refusal();
+    r.stepping_threads = top_.stepping_threads();
     std::uint64_t ahead = 0;
     for (const NodeRecord& node : r.nodes) ahead += node.fast_forwarded_fma;
     if (r.fast_forward_note.empty() && ahead == 0)

@@ -132,7 +132,6 @@ void LinkChannel::enqueue(const LinkWord& word, Cycle arrival) {
 }
 
 void LinkChannel::stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver) {
-  if (taker_) throw std::logic_error(std::string(name()) + ": a link whose receiver takes words ahead cannot be staged for threads");
   sender_calls_ = sender;
   receiver_calls_ = receiver;
 }

@@ -180,8 +180,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // For nodes stepped on several threads (models/cycle/step_threads.hpp): the sender's and the
   // receiver's partitions' calls. From then on a word sent and a credit freed are staged and
   // moved in the update phase, so that the two ends, stepping at once, share nothing; an
-  // update request made while a partition collects is deferred to it. Not with a taker or
-  // words sent ahead (nodes that fast-forward never step on several threads).
+  // update request made while a partition collects is deferred to it. Not with words sent
+  // ahead (send_ahead refuses): nodes that fast-forward never step on several threads.
   void stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver);
   // Asks for the update phase now (a deferred request being replayed).
   void request_deferred_update() { request_update_in_order(); }

@@ -78,7 +78,9 @@ struct RunShared {
   StepTotals* step_totals = nullptr;
   std::size_t step_parts = 1;
   std::size_t node_count = 1;
-  StepTotals& totals_of(std::size_t node) const { return step_totals[partition_of(node, node_count, step_parts)]; }
+  StepTotals& totals_of(std::size_t node) const {
+    return step_parts == 1 ? step_totals[0] : step_totals[partition_of(node, node_count, step_parts)];
+  }
   NodePlans* plans = nullptr;  // the nodes' plans, shared where equal
   std::size_t bytes() const;   // of the tables above (the plans count with their nodes)
 };

@@ -1,5 +1,9 @@
 #include "models/cycle/step_threads.hpp"
 
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
 namespace torus {
 namespace {
 
@@ -18,14 +22,23 @@ void pause() {
 }  // namespace
 
 StepThreads::StepThreads(std::size_t count) : errors_(count) {
-  for (std::size_t p = 1; p < count; ++p) workers_.emplace_back([this, p] { work(p); });
+  try {
+    for (std::size_t p = 1; p < count; ++p) workers_.emplace_back([this, p] { work(p); });
+  } catch (const std::system_error& e) {
+    stop();  // the threads already started must not outlive the object
+    throw std::runtime_error("threads: " + std::to_string(count) + " host threads could not be started (" + e.what() +
+                             "); allowed: fewer, such as the number of cores");
+  }
 }
 
-StepThreads::~StepThreads() {
+StepThreads::~StepThreads() { stop(); }
+
+void StepThreads::stop() {
   stopping_.store(true, std::memory_order_release);
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   for (std::thread& worker : workers_) worker.join();
+  workers_.clear();
 }
 
 void StepThreads::call(std::size_t partition) {

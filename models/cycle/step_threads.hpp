@@ -59,6 +59,7 @@ class StepThreads {
 
  private:
   void work(std::size_t partition);
+  void stop();
   void call(std::size_t partition);
 
   const std::function<void(std::size_t)>* job_ = nullptr;

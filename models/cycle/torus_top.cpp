@@ -122,6 +122,8 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
 // Each node defers to its partition's calls, and each link stages between its two ends'.
 void TorusTop::stage_links_for_threads() {
   const std::size_t count = nodes.size(), parts = step_totals_.size();
+  // step_clocked partitions clocked_, the calls below partition the nodes: the same only so.
+  if (clocked_.size() != count) throw std::logic_error("torus: threads step the nodes only when every node steps on the clock");
   deferred_ = std::vector<DeferredCalls>(parts);
   for (std::size_t i = 0; i < count; ++i) nodes[i].defer_to(&deferred_[partition_of(i, count, parts)]);
   const TorusShape& shape = program().shape;
@@ -208,7 +210,7 @@ void TorusTop::step_clocked() {
   try {
     threads_->run(job);
   } catch (...) {
-    for (DeferredCalls& calls : deferred_) calls.collecting = false;
+    for (DeferredCalls& calls : deferred_) calls = DeferredCalls{};
     throw;
   }
   for (DeferredCalls& calls : deferred_) {

@@ -25,7 +25,7 @@ nlohmann::json timing_of(const std::string& arguments) {
     REQUIRE(run.exit_code == 0);
     timing[e] = run.report["timing"];
     for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory",
-                             "fast_forwarded_fma", "node_activations", "fast_forward_note", "nodes_timed"})
+                             "fast_forwarded_fma", "node_activations", "fast_forward_note", "nodes_timed", "stepping_threads"})
       timing[e].erase(host);
   }
   INFO("torus-sim " << arguments);
@@ -125,6 +125,7 @@ TEST_CASE("fast-forward changes nothing but speed", "[scenario][cycles][fast_for
       reports[i].erase("fast_forwarded_fma");
       reports[i].erase("fast_forward_note");
       reports[i].erase("node_activations");
+      reports[i].erase("stepping_threads");
       // Wall time and process memory describe the simulator, not the simulated machine.
       for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory"}) reports[i].erase(host);
       std::ifstream in(npy, std::ios::binary);

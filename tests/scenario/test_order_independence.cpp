@@ -16,7 +16,7 @@ namespace {
 
 // What the simulated machine did, without what describes the host or the fast-forward itself.
 nlohmann::json machine_figures(nlohmann::json timing) {
-  for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma", "node_activations",
+  for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "fast_forwarded_fma", "node_activations", "stepping_threads",
                            "fast_forward_note"})
     timing.erase(host);
   return timing;
