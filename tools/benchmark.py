@@ -140,9 +140,14 @@ WALK = {"on": (130, "shuffled"), "off": (61, "fixed")}
 WALK_ACTIVATIONS = 1_600_000  # per point: about half a second at 512 nodes
 
 
+def walker_of(args):
+    """The bare memory walk, built beside torus-sim (build/tools/)."""
+    return os.path.join(os.path.dirname(os.path.abspath(args.binary)), "torus-bare-memory-walk")
+
+
 def walk_once(args, bytes_per_node, ff):
     """The bare memory walk at the sizes of SCALING, one run each: nanoseconds per activation."""
-    walker = os.path.join(os.path.dirname(args.binary), "torus-bare-memory-walk")
+    walker = walker_of(args)
     lines, order = WALK[ff]
     per_activation = []
     for _, p in SCALING:
@@ -173,6 +178,10 @@ def print_walk(ff, rounds, engine_ratios):
 
 
 def scaling(args):
+    walker = walker_of(args)
+    if not os.access(walker, os.X_OK):  # found before any run, not after the first round
+        sys.exit(f"benchmark.py scaling: the bare memory walk {walker} is missing; it is built beside torus-sim "
+                 "(build/tools/): copy it beside --binary, or pass a --binary from a build directory")
     print("| nodes | fast_forward | cycles | M node-cycles/s | peak MiB | engine KiB/node | held KiB/node |"
           + (" baseline M node-cycles/s | ratio |" if args.baseline else ""))
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline else ""))
