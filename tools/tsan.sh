@@ -14,6 +14,7 @@ export TSAN_OPTIONS="halt_on_error=1 exitcode=66"
 configurations=(
   "--N 16 --P 4 --fma_latency 4 --direction both"
   "--N 8 --P 4 --link_buffer_words 1 --link_latency 3"
+  "--N 8 --P 4 --boundary mesh"
   "--N 8 --P 4 --link_words_per_cycle 3/2 --link_buffer_words 2 --roll_policy overlapped"
   "--algorithm pencil_fft --transform dft --N 16 --P 4"
   "--algorithm ring_transpose_fft --transform dft --N 16 --P 2 --link_buffer_words 2"

@@ -126,9 +126,12 @@ void LinkChannel::transmit_faulty(Cycle cycle, const LinkWord& sent) {
 }
 
 void LinkChannel::enqueue(const LinkWord& word, Cycle arrival) {
-  if (sender_calls_) staged_words_.push_back({word, arrival});
-  else queue_.push_back(word, arrival);
-  request_update_from(sender_calls_);
+  if (!sender_calls_) {
+    queue_.push_back(word, arrival);
+    return request_update_in_order();
+  }
+  staged_words_.push_back({word, arrival});
+  request_update_from(sender_calls_, sender_asked_);
 }
 
 void LinkChannel::stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver) {
@@ -136,18 +139,26 @@ void LinkChannel::stage_for_threads(DeferredCalls* sender, DeferredCalls* receiv
   receiver_calls_ = receiver;
 }
 
-void LinkChannel::request_update_from(DeferredCalls* calls) {
-  if (calls && calls->collecting) calls->updates.push_back(this);
-  else request_update_in_order();
+void LinkChannel::request_update_from(DeferredCalls* calls, bool& asked) {
+  if (!calls->collecting) return request_update_in_order();
+  if (asked) return;
+  asked = true;
+  calls->updates.push_back({this, receiver_calls_->part});
 }
 
 // The words and credits the two ends staged while stepping on separate threads, in the order
 // they were staged: as if sent and freed at once.
-void LinkChannel::take_staged() {
+void LinkChannel::take_staged(DeferredCalls* wakes) {
+  sender_asked_ = receiver_asked_ = false;
   for (const Staged& s : staged_words_) queue_.push_back(s.word, s.arrival);
   staged_words_.clear();
-  for (const Cycle c : staged_credits_) return_credits(c, 1, 1);
+  for (const Cycle c : staged_credits_) return_credits(c, 1, 1, wakes);
   staged_credits_.clear();
+}
+
+void LinkChannel::wake(WakeCalendar* calendar, std::uint32_t node, Cycle at, DeferredCalls* wakes) {
+  if (wakes) wakes->wakes.push_back({calendar, node, at});
+  else calendar->notify(node, at);
 }
 
 void LinkChannel::request_update_in_order() {
@@ -162,6 +173,13 @@ void LinkChannel::request_update_in_order() {
 }
 
 void LinkChannel::prefetch_object() const { prefetch_bytes(this, sizeof(*this)); }
+
+void LinkChannel::prefetch_staged() const {
+  if (hint_) __builtin_prefetch(hint_, 1);
+  prefetch_span(staged_words_.data(), staged_words_.size());
+  prefetch_span(staged_credits_.data(), staged_credits_.size());
+  if (!staged_words_.empty()) queue_.prefetch_back();
+}
 
 void LinkChannel::prefetch_taker() const {
   if (!taker_ || queue_.empty()) return;
@@ -179,12 +197,13 @@ void LinkChannel::prefetch_take() const {
 // receiver, and a sleeping receiver is woken for the earliest arrival. (Credits need no such
 // step: one freed at cycle c returns at c + latency > c, so no end sees another's change in
 // the cycle it is made.)
-void LinkChannel::update() {
+void LinkChannel::commit(DeferredCalls* wakes) {
   // Updated first, the link that asked last ends this delta's chain: the next delta's starts
   // afresh.
-  chained_ = false;
-  if (chain_ && chain_->last == this) chain_->last = nullptr;
-  if (sender_calls_) take_staged();
+  // Only a chained link can be the chain's last: one that is not leaves the shared chain
+  // alone (links staged for threads are updated on several threads at once).
+  if (std::exchange(chained_, false) && chain_->last == this) chain_->last = nullptr;
+  if (sender_calls_) take_staged(wakes);
   if (const LinkChannel* next = std::exchange(update_next_, nullptr)) {
     next->prefetch_take();
     if (const LinkChannel* second = next->update_next_) {
@@ -199,7 +218,7 @@ void LinkChannel::update() {
     const Cycle arrival = queue_.arrival_at(visible_);
     if (arrival < hint_->next) {
       hint_->next = arrival;
-      if (*hint_->sleeping) hint_->calendar->notify(hint_->node, arrival);
+      if (*hint_->sleeping) wake(hint_->calendar, hint_->node, arrival, wakes);
     }
   }
   visible_ = queue_.size();
@@ -248,13 +267,13 @@ void LinkChannel::pop(Cycle cycle) {
   --visible_;
   if (!receiver_calls_) return return_credits(cycle + latency_, 1, 1);
   staged_credits_.push_back(cycle + latency_);  // the sender's end may be stepping now
-  request_update_from(receiver_calls_);
+  request_update_from(receiver_calls_, receiver_asked_);
 }
 
-void LinkChannel::return_credits(Cycle first, Cycle spacing, std::size_t count) {
+void LinkChannel::return_credits(Cycle first, Cycle spacing, std::size_t count, DeferredCalls* wakes) {
   if (count == 0) return;
   returning_credits_.push_run(first, spacing, count);
-  if (credit_hint_ && *credit_hint_->sleeping) credit_hint_->calendar->notify(credit_hint_->node, first);
+  if (credit_hint_ && *credit_hint_->sleeping) wake(credit_hint_->calendar, credit_hint_->node, first, wakes);
 }
 
 }  // namespace torus

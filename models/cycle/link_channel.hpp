@@ -183,8 +183,15 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // update request made while a partition collects is deferred to it. Not with words sent
   // ahead (send_ahead refuses): nodes that fast-forward never step on several threads.
   void stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver);
-  // Asks for the update phase now (a deferred request being replayed).
-  void request_deferred_update() { request_update_in_order(); }
+  // The update phase of a link staged for threads, run by LinkUpdatePhase on the thread of the
+  // receiver's partition (`receiver`): as update(), but the wake-ups it asks of the calendar
+  // are collected in `receiver` instead of made. Doing it twice in one update phase does
+  // nothing more.
+  void update_staged(DeferredCalls& receiver) { commit(&receiver); }
+  // Hints for LinkUpdatePhase (models/prefetch.hpp): the link's fields; then, once they are
+  // in, what update_staged reads and writes through them.
+  void prefetch_fields() const { prefetch_object(); }
+  void prefetch_staged() const;
   // Bytes the channel allocates (for the memory report): itself, its queues, and the kernel's
   // copy of its name (a string held apart once longer than its inline 15 characters).
   std::size_t bytes() const {
@@ -195,13 +202,16 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   static std::size_t name_bytes(const char* name);
 
  private:
-  void update() override;
+  void update() override { commit(nullptr); }
+  // The update phase; wake-ups go to `wakes` when given, else straight to the calendar.
+  void commit(DeferredCalls* wakes);
+  void wake(WakeCalendar* calendar, std::uint32_t node, Cycle at, DeferredCalls* wakes);
   void transmit(Cycle cycle, const LinkWord& word);  // takes the credit and the link time
   void send_spaced(Cycle first, std::uint32_t message, std::uint32_t first_index, const std::complex<double>* values,
                    std::size_t count, Cycle* leave);
   void transmit_faulty(Cycle cycle, const LinkWord& word);  // the word the injected fault hits
   void collect_credits(Cycle cycle);
-  void return_credits(Cycle first, Cycle spacing, std::size_t count);
+  void return_credits(Cycle first, Cycle spacing, std::size_t count, DeferredCalls* wakes = nullptr);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);
   // Offers the taker the first `limit` words, from the front, run by run: `offer(run, n)` says
@@ -210,11 +220,12 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void offer_to_taker(std::size_t limit, Offer offer);
   bool faultless() const { return !fault_ || fault_->record.fired; }
   void request_update_in_order();
-  // The request of the end whose partition is `calls`: at once, or deferred to the partition.
-  void request_update_from(DeferredCalls* calls);
+  // The request of the end whose partition is `calls` (`asked`: that end's flag, so that it
+  // asks once a cycle): at once, or deferred to the partition.
+  void request_update_from(DeferredCalls* calls, bool& asked);
   // A word on its way: into the queue, or staged for the update phase.
   void enqueue(const LinkWord& word, Cycle arrival);
-  void take_staged();
+  void take_staged(DeferredCalls* wakes);
   // Hints for the links updated next (UpdateChain): three levels, each reading what the one
   // before asked for.
   void prefetch_object() const;
@@ -242,6 +253,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // Beside the fields every send and pop reads (stage_for_threads; nullptr: one thread).
   DeferredCalls* sender_calls_ = nullptr;
   DeferredCalls* receiver_calls_ = nullptr;
+  // Each written by its own end while stepping, cleared by the update phase.
+  bool sender_asked_ = false;
+  bool receiver_asked_ = false;
   std::unique_ptr<FaultState> fault_;
   LinkQueue queue_;                     // sent, not popped, in order; counts those arrived
   LinkWord front_;                      // the front word, as front() hands it out

@@ -110,6 +110,11 @@ class LinkQueue {
     }
     size_ += count;
   }
+  // Asks for the last run and the place of the next word's value, which push_back writes.
+  void prefetch_back() const {
+    prefetch_span<true>(runs_.back_address(), 1);
+    if (parts_ > 0 && !values_.empty()) prefetch_span<true>(values_.data() + ((value_head_ + size_) & value_mask_) * parts_, parts_);
+  }
   // Asks for the front run and the front words' values (models/prefetch.hpp).
   void prefetch_front() const {
     prefetch_span(runs_.front_address(), 1);

@@ -22,6 +22,8 @@ class RingQueue {
   const T& front() const { return items_[head_]; }
   // Where the front element is kept (for a prefetch hint), or nullptr when never allocated.
   const T* front_address() const { return items_.empty() ? nullptr : items_.data() + head_; }
+  // Where back() is (nullptr when nothing is held).
+  const T* back_address() const { return size_ == 0 ? nullptr : items_.data() + ((head_ + size_ - 1) & mask_); }
   // The i-th element from the front.
   const T& operator[](std::size_t i) const { return items_[(head_ + i) & mask_]; }
   T& operator[](std::size_t i) { return items_[(head_ + i) & mask_]; }

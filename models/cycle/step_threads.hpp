@@ -4,11 +4,13 @@
 // each cycle every partition's nodes step on a thread of their own, while SystemC's kernel
 // waits for all of them. A node's cycle touches its own state and its ends of its links only:
 // what crosses to another node (a word sent, a credit returned) is staged in the link and
-// moved in the update phase, and what would reach the kernel or the run's shared records (an
-// update request, arming the wake calendar, a node finishing) is collected per partition and
-// replayed by the clock's process afterwards, partitions in order, each in the order it was
-// collected. That is the order one thread stepping the nodes in index order makes the same
-// calls in, so the kernel sees the same sequence for any number of threads.
+// moved in the update phase, and what would reach the kernel or the run's shared records
+// (arming the wake calendar, a node finishing) is collected per partition and replayed by the
+// clock's process afterwards, partitions in order, each in the order it was collected: the
+// order one thread stepping the nodes in index order makes the same calls in. The links a
+// partition staged are updated in one update-phase call (LinkUpdatePhase), each on the thread
+// of the partition that steps its receiver; the wake-ups those updates ask for are collected
+// the same way and made in partition order.
 
 #include <atomic>
 #include <cstdint>
@@ -23,6 +25,7 @@ namespace torus {
 
 class LinkChannel;
 class Node;
+class WakeCalendar;
 
 // What one partition's nodes asked of the kernel and the run during a parallel step, in order.
 // While `collecting` is false (the nodes run one at a time: in their own processes, or on one
@@ -30,6 +33,7 @@ class Node;
 // A cache line or more each: the threads write their own partition's lists on every word sent.
 struct alignas(64) DeferredCalls {
   bool collecting = false;
+  std::uint32_t part = 0;  // the partition's index
   // A node finishing at `cycle`, or arming the wake calendar (WakeCalendar::arm).
   struct NodeCall {
     Node* node = nullptr;
@@ -37,8 +41,28 @@ struct alignas(64) DeferredCalls {
     bool finish = false;
     bool listening = false;
   };
-  std::vector<LinkChannel*> updates;  // links that need their update phase
+  // A link that needs its update phase, and the partition of its receiver, which updates it.
+  struct LinkUpdate {
+    LinkChannel* link = nullptr;
+    std::uint32_t receiver = 0;
+  };
+  // A wake-up a link's update asks of the calendar (WakeCalendar::notify).
+  struct Wake {
+    WakeCalendar* calendar = nullptr;
+    std::uint32_t node = 0;
+    std::uint64_t at = 0;
+  };
+  std::vector<LinkUpdate> updates;
   std::vector<NodeCall> nodes;
+  std::vector<Wake> wakes;  // made while this partition updates its links, in order
+  std::vector<LinkChannel*> updating;  // the links this partition updates (LinkUpdatePhase)
+  // Drops what was collected (after an exception), keeping the partition's index.
+  void clear() {
+    collecting = false;
+    updates.clear();
+    nodes.clear();
+    wakes.clear();
+  }
 };
 
 // A job run on `count` partitions at once: partition 0 on the calling thread, the others on

@@ -125,6 +125,7 @@ void TorusTop::stage_links_for_threads() {
   // step_clocked partitions clocked_, the calls below partition the nodes: the same only so.
   if (clocked_.size() != count) throw std::logic_error("torus: threads step the nodes only when every node steps on the clock");
   deferred_ = std::vector<DeferredCalls>(parts);
+  for (std::size_t p = 0; p < parts; ++p) deferred_[p].part = static_cast<std::uint32_t>(p);
   for (std::size_t i = 0; i < count; ++i) nodes[i].defer_to(&deferred_[partition_of(i, count, parts)]);
   const TorusShape& shape = program().shape;
   for (std::size_t i = 0; i < count; ++i)
@@ -135,6 +136,7 @@ void TorusTop::stage_links_for_threads() {
       (*links_)[k].stage_for_threads(&deferred_[partition_of(i, count, parts)], &deferred_[partition_of(to, count, parts)]);
     }
   threads_ = std::make_unique<StepThreads>(parts);
+  update_phase_ = std::make_unique<LinkUpdatePhase>("link_updates", deferred_, *threads_);
 }
 
 StepTotals TorusTop::step_totals() const {
@@ -210,14 +212,13 @@ void TorusTop::step_clocked() {
   try {
     threads_->run(job);
   } catch (...) {
-    for (DeferredCalls& calls : deferred_) calls = DeferredCalls{};
+    for (DeferredCalls& calls : deferred_) calls.clear();
     throw;
   }
+  update_phase_->request_if_asked();
   for (DeferredCalls& calls : deferred_) {
     calls.collecting = false;
-    for (LinkChannel* link : calls.updates) link->request_deferred_update();
     for (const DeferredCalls::NodeCall& call : calls.nodes) call.node->complete_deferred(call);
-    calls.updates.clear();
     calls.nodes.clear();
   }
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/cycle/link_channel.hpp"
+#include "models/cycle/link_update_phase.hpp"
 #include "models/cycle/node.hpp"
 #include "models/cycle/wake_calendar.hpp"
 #include "sim/fault_config.hpp"
@@ -127,6 +128,7 @@ class TorusTop : public sc_core::sc_module {
   std::vector<StepTotals> step_totals_;  // one per partition of the stepping nodes
   std::vector<DeferredCalls> deferred_;  // per partition, when more than one
   std::unique_ptr<StepThreads> threads_;
+  std::unique_ptr<LinkUpdatePhase> update_phase_;  // the staged links' update phase, with threads_
   NodePlans plans_;
   std::unique_ptr<LinkSet> links_;  // index: node * 6 + the direction its words travel
   RunShared shared_;

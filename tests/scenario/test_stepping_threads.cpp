@@ -2,7 +2,8 @@
 // every result bit, the exit code and a stall's report equal the run on one thread. The
 // configurations cover what crosses between partitions: words and credits on links whose two
 // ends step at once (1-word buffers, fractional and faster links, long latencies), messages
-// forwarded by routers, nodes that finish early and only route, a stuck node, a lost word
+// forwarded by routers, nodes that finish early and only route (asleep until a link's update
+// wakes them, on a mesh), a stuck node, a lost word
 // (a stall the watchdog reports), and partitions of unequal sizes (3 threads on 64 nodes, 5 on
 // 27).
 
@@ -39,6 +40,7 @@ TEST_CASE("nodes stepped on several threads: every figure, bit and stall report 
       "--N 16 --P 4 --fma_latency 8 --link_latency 2 --link_buffer_words 16",
       "--algorithm orbital_local_coefficients --N 8x4x6 --P 4x2x3 --link_buffer_words 1",
       "--N 7 --P 3 --transform dst",
+      "--N 8 --P 4 --boundary mesh",  // rolls across the edge routed: finished routers woken by a link's update
       "--algorithm ring_transpose_fft --transform dft --N 16 --P 2 --link_buffer_words 2",
       "--algorithm ring_block_fft --transform dft --N 16 --P 4",
       "--algorithm pencil_fft --transform dft --N 16 --P 4",
