@@ -141,7 +141,7 @@ void MachineConfig::declare(ParameterSet& set) {
   set.integer("threads", threads, 0, 1024, "threads",
               "host threads: they compute values when the timing comes from one node (engine event, symmetry auto), "
               "and step the nodes of engine systemc when every node steps every cycle (fast_forward off or refused; "
-              "docs/timing-model.md, \"Fast-forward\"); 0: every core (engine systemc: one thread per 512 nodes, at "
+              "docs/timing-model.md, \"Fast-forward\"); 0: every core (engine systemc: one thread per 100 nodes, at "
               "most every core). Every figure and value is the same for any number");
 }
 
