@@ -137,13 +137,14 @@ void LinkChannel::enqueue(const LinkWord& word, Cycle arrival) {
 void LinkChannel::stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver) {
   sender_calls_ = sender;
   receiver_calls_ = receiver;
+  receiver_part_ = receiver->part;
 }
 
 void LinkChannel::request_update_from(DeferredCalls* calls, bool& asked) {
   if (!calls->collecting) return request_update_in_order();
   if (asked) return;
   asked = true;
-  calls->updates.push_back({this, receiver_calls_->part});
+  calls->updates.push_back({this, receiver_part_});
 }
 
 // The words and credits the two ends staged while stepping on separate threads, in the order

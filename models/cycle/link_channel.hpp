@@ -256,6 +256,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // Each written by its own end while stepping, cleared by the update phase.
   bool sender_asked_ = false;
   bool receiver_asked_ = false;
+  // receiver_calls_'s index, held here: its partition writes beside it on every word.
+  std::uint32_t receiver_part_ = 0;
   std::unique_ptr<FaultState> fault_;
   LinkQueue queue_;                     // sent, not popped, in order; counts those arrived
   LinkWord front_;                      // the front word, as front() hands it out

@@ -65,9 +65,12 @@ struct alignas(64) DeferredCalls {
   }
 };
 
-// A job run on `count` partitions at once: partition 0 on the calling thread, the others on
-// threads kept for the object's lifetime. A waiting thread spins briefly (the next cycle
-// usually comes within microseconds), then sleeps on the generation counter.
+// A job run on `count` partitions at once, on the calling thread and on threads kept for the
+// object's lifetime. Each thread claims partitions until none is left, the calling thread too:
+// a thread the host has not scheduled yet (other processes share the cores) leaves its
+// partition to the others instead of holding them up. Which thread runs a partition changes
+// nothing a partition computes. A waiting thread spins briefly (the next cycle usually comes
+// within microseconds), then sleeps until the next job.
 class StepThreads {
  public:
   explicit StepThreads(std::size_t count);
@@ -75,21 +78,25 @@ class StepThreads {
   StepThreads(const StepThreads&) = delete;
   StepThreads& operator=(const StepThreads&) = delete;
 
-  std::size_t count() const { return workers_.size() + 1; }
-  // Calls job(p) for p = 0 .. count() - 1 and returns once every call has returned. If calls
-  // threw, rethrows the exception of the lowest partition (the node a single thread stepping
-  // in index order would have stopped at).
+  std::size_t count() const { return errors_.size(); }
+  // Calls job(p) once for each p = 0 .. count() - 1 and returns once every call has returned.
+  // If calls threw, rethrows the exception of the lowest partition (the node a single thread
+  // stepping in index order would have stopped at).
   void run(const std::function<void(std::size_t)>& job);
 
  private:
-  void work(std::size_t partition);
+  void work();
   void stop();
+  // Claims and runs partitions of job `generation` until none is left or a later job began.
+  void claim(std::uint64_t generation);
   void call(std::size_t partition);
 
   const std::function<void(std::size_t)>* job_ = nullptr;
   std::vector<std::exception_ptr> errors_;
-  std::atomic<std::uint64_t> generation_{0};
-  std::atomic<std::size_t> pending_{0};
+  // The job's generation in the high 32 bits, the next partition to claim in the low 32: a
+  // thread that wakes late cannot claim a partition of a later job as one of its own.
+  std::atomic<std::uint64_t> state_{0};
+  std::atomic<std::size_t> pending_{0};  // partitions of the current job not yet done
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
 };
