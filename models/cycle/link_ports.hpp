@@ -88,6 +88,7 @@ class LinkPorts : public LinkTaker {
   // The ports' own fields a stepped cycle reads.
   void prefetch_state() const {
     __builtin_prefetch(&hints_);
+    __builtin_prefetch(&in_dirs_);
     __builtin_prefetch(&owner_, 1);
     __builtin_prefetch(&outgoing_, 1);
   }
@@ -158,6 +159,11 @@ class LinkPorts : public LinkTaker {
 
   NodeContext& context_;
   std::array<RingQueue<Outgoing>, direction_count> outgoing_;
+  // Read by every stepped cycle's receive and send phases: together, beside owner_ and
+  // retry_at_, so that they share the lines prefetch_state asks for.
+  DirectionList in_dirs_, out_dirs_;
+  bool batching_ = false;
+  bool routes_traffic_ = true;
   std::array<int, direction_count> owner_{};
   std::array<Cycle, direction_count> retry_at_{};
   std::array<Cycle, direction_count> committed_until_{};  // the last own word sent ahead on it leaves then
@@ -171,9 +177,6 @@ class LinkPorts : public LinkTaker {
   struct Taking {
     std::uint32_t message = no_task, task = no_task, buffer = no_buffer, generation = 0, words = 0;
   } taking_;  // the message take() last looked up
-  DirectionList in_dirs_, out_dirs_;
-  bool batching_ = false;
-  bool routes_traffic_ = true;
 };
 
 }  // namespace torus
