@@ -1,8 +1,8 @@
 #pragma once
 // The update phase of the links staged for threads (models/cycle/step_threads.hpp), as one
 // channel: the links the partitions asked to update during a parallel step are updated in its
-// update(), each on the thread of the partition that steps the link's receiver, which reads
-// the words next. Nothing one link's update writes is read or written by another's but the
+// update(), each as part of the partition that steps the link's receiver (which reads the
+// words next; mostly on the thread that stepped it). Nothing one link's update writes is read or written by another's but the
 // wake calendar, whose wake-ups are collected per partition and made afterwards, partitions in
 // order (the calendar keeps the earliest per node and wakes nodes in node order, so the order
 // of the wake-ups does not matter; it is fixed all the same).

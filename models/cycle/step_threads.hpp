@@ -1,16 +1,16 @@
 #pragma once
 // Stepping the nodes that step every cycle on several host threads (docs/timing-model.md,
-// "Stepping on several threads"). The nodes are cut into partitions of consecutive indices; in
-// each cycle every partition's nodes step on a thread of their own, while SystemC's kernel
-// waits for all of them. A node's cycle touches its own state and its ends of its links only:
+// "Fast-forward"). The nodes are cut into partitions of consecutive indices; in each cycle
+// each partition's nodes step in node order on one thread (whichever claims it), while
+// SystemC's kernel waits for all of them. A node's cycle touches its own state and its ends of its links only:
 // what crosses to another node (a word sent, a credit returned) is staged in the link and
 // moved in the update phase, and what would reach the kernel or the run's shared records
 // (arming the wake calendar, a node finishing) is collected per partition and replayed by the
 // clock's process afterwards, partitions in order, each in the order it was collected: the
 // order one thread stepping the nodes in index order makes the same calls in. The links a
-// partition staged are updated in one update-phase call (LinkUpdatePhase), each on the thread
-// of the partition that steps its receiver; the wake-ups those updates ask for are collected
-// the same way and made in partition order.
+// partition staged are updated in one update-phase call (LinkUpdatePhase), each as part of its
+// receiver's partition; the wake-ups those updates ask for are collected the same way and made
+// in partition order.
 
 #include <atomic>
 #include <cstdint>
