@@ -134,7 +134,13 @@ void LinkChannel::enqueue(const LinkWord& word, Cycle arrival) {
   request_update_from(sender_calls_, sender_asked_);
 }
 
+void LinkChannel::attach_taker(LinkTaker* taker) {
+  if (sender_calls_ && taker) throw std::logic_error(std::string(name()) + ": a link staged for threads cannot hand words to a taker");
+  taker_ = taker;
+}
+
 void LinkChannel::stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver) {
+  if (taker_) throw std::logic_error(std::string(name()) + ": a link whose receiver takes words ahead cannot be staged for threads");
   sender_calls_ = sender;
   receiver_calls_ = receiver;
   receiver_part_ = receiver->part;
@@ -144,7 +150,7 @@ void LinkChannel::request_update_from(DeferredCalls* calls, bool& asked) {
   if (!calls->collecting) return request_update_in_order();
   if (asked) return;
   asked = true;
-  calls->updates.push_back({this, receiver_part_});
+  calls->updates_to[receiver_part_].push_back(this);
 }
 
 // The words and credits the two ends staged while stepping on separate threads, in the order

@@ -156,7 +156,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void pop(Cycle cycle) override;
   Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front_arrival(); }
   void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
-  void attach_taker(LinkTaker* taker) override { taker_ = taker; }
+  // A staged link is updated beside others on other threads, which a taker's update chain
+  // would share (refused: nodes that take words ahead never step on several threads).
+  void attach_taker(LinkTaker* taker) override;
   void offer_committed(Cycle now) override;
   std::uint64_t credits_at(Cycle cycle) override {
     collect_credits(cycle);
@@ -183,7 +185,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   // update request made while a partition collects is deferred to it. Not with words sent
   // ahead (send_ahead refuses): nodes that fast-forward never step on several threads.
   void stage_for_threads(DeferredCalls* sender, DeferredCalls* receiver);
-  // The update phase of a link staged for threads, run by LinkUpdatePhase on the thread of the
+  // The update phase of a link staged for threads, run by LinkUpdatePhase as part of its
   // receiver's partition (`receiver`): as update(), but the wake-ups it asks of the calendar
   // are collected in `receiver` instead of made. Doing it twice in one update phase does
   // nothing more.

@@ -10,7 +10,8 @@ LinkUpdatePhase::LinkUpdatePhase(const char* name, std::vector<DeferredCalls>& p
 
 void LinkUpdatePhase::request_if_asked() {
   for (const DeferredCalls& calls : parts_)
-    if (!calls.updates.empty()) return request_update();
+    for (const std::vector<LinkChannel*>& links : calls.updates_to)
+      if (!links.empty()) return request_update();
 }
 
 // A link asked for by both its ends is in two lists: its second update finds nothing staged.
@@ -19,15 +20,13 @@ void LinkUpdatePhase::request_if_asked() {
 void LinkUpdatePhase::update_links_of(std::size_t receiver) {
   constexpr std::size_t fields_ahead = 8, staged_ahead = 4;
   DeferredCalls& mine = parts_[receiver];
-  std::vector<LinkChannel*>& links = mine.updating;
-  links.clear();
-  for (const DeferredCalls& calls : parts_)
-    for (const DeferredCalls::LinkUpdate& u : calls.updates)
-      if (u.receiver == receiver) links.push_back(u.link);
-  for (std::size_t k = 0; k < links.size(); ++k) {
-    if (k + fields_ahead < links.size()) links[k + fields_ahead]->prefetch_fields();
-    if (k + staged_ahead < links.size()) links[k + staged_ahead]->prefetch_staged();
-    links[k]->update_staged(mine);
+  for (const DeferredCalls& calls : parts_) {
+    const std::vector<LinkChannel*>& links = calls.updates_to[receiver];
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      if (k + fields_ahead < links.size()) links[k + fields_ahead]->prefetch_fields();
+      if (k + staged_ahead < links.size()) links[k + staged_ahead]->prefetch_staged();
+      links[k]->update_staged(mine);
+    }
   }
 }
 
@@ -41,7 +40,7 @@ void LinkUpdatePhase::update() {
   for (DeferredCalls& calls : parts_) {
     for (const DeferredCalls::Wake& w : calls.wakes) w.calendar->notify(w.node, w.at);
     calls.wakes.clear();
-    calls.updates.clear();
+    for (std::vector<LinkChannel*>& links : calls.updates_to) links.clear();
   }
 }
 

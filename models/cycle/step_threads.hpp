@@ -30,7 +30,7 @@ class WakeCalendar;
 // What one partition's nodes asked of the kernel and the run during a parallel step, in order.
 // While `collecting` is false (the nodes run one at a time: in their own processes, or on one
 // thread), callers act at once instead.
-// A cache line or more each: the threads write their own partition's lists on every word sent.
+// A cache line or more each: the threads write their own partition's lists as their nodes step.
 struct alignas(64) DeferredCalls {
   bool collecting = false;
   std::uint32_t part = 0;  // the partition's index
@@ -41,25 +41,22 @@ struct alignas(64) DeferredCalls {
     bool finish = false;
     bool listening = false;
   };
-  // A link that needs its update phase, and the partition of its receiver, which updates it.
-  struct LinkUpdate {
-    LinkChannel* link = nullptr;
-    std::uint32_t receiver = 0;
-  };
   // A wake-up a link's update asks of the calendar (WakeCalendar::notify).
   struct Wake {
     WakeCalendar* calendar = nullptr;
     std::uint32_t node = 0;
     std::uint64_t at = 0;
   };
-  std::vector<LinkUpdate> updates;
+  // Links that need their update phase, by the partition of their receiver (which updates
+  // them): updates_to[q] for partition q, one list per partition.
+  std::vector<std::vector<LinkChannel*>> updates_to;
   std::vector<NodeCall> nodes;
   std::vector<Wake> wakes;  // made while this partition updates its links, in order
-  std::vector<LinkChannel*> updating;  // the links this partition updates (LinkUpdatePhase)
-  // Drops what was collected (after an exception), keeping the partition's index.
+  // Drops what was collected (after an exception: the run ends there, and links left
+  // un-updated keep their staged words), keeping the partition's index and lists' count.
   void clear() {
     collecting = false;
-    updates.clear();
+    for (std::vector<LinkChannel*>& links : updates_to) links.clear();
     nodes.clear();
     wakes.clear();
   }

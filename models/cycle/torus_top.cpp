@@ -125,7 +125,10 @@ void TorusTop::stage_links_for_threads() {
   // step_clocked partitions clocked_, the calls below partition the nodes: the same only so.
   if (clocked_.size() != count) throw std::logic_error("torus: threads step the nodes only when every node steps on the clock");
   deferred_ = std::vector<DeferredCalls>(parts);
-  for (std::size_t p = 0; p < parts; ++p) deferred_[p].part = static_cast<std::uint32_t>(p);
+  for (std::size_t p = 0; p < parts; ++p) {
+    deferred_[p].part = static_cast<std::uint32_t>(p);
+    deferred_[p].updates_to.resize(parts);
+  }
   for (std::size_t i = 0; i < count; ++i) nodes[i].defer_to(&deferred_[partition_of(i, count, parts)]);
   const TorusShape& shape = program().shape;
   for (std::size_t i = 0; i < count; ++i)
