@@ -66,6 +66,7 @@ import tempfile
 import time
 
 from benchmark_mpi import mpi
+from benchmark_walk import print_walk, walk_once, walker_of
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SCALING = [(32, 8), (64, 16)]
@@ -129,54 +130,6 @@ def rate_of(report):
     return report["timing"]["node_cycles_per_second"] / 1e6
 
 
-# The bare memory walk's pattern per fast_forward setting: cache lines an activation touches and
-# the order of the nodes in a round. Measured on the engine (README, "Speed"): with fast-forward,
-# about 273 last-level misses a node and orbital step (cachegrind, 512 nodes with a 4 MiB last
-# level standing in for 4,096 nodes with 32 MiB) over 2.1 activations a step (the report's
-# node_activations), in an order that changes (measured at 5.4 activations a step: the node run
-# next after a given one was the same as the time before in 23% of activations); without, 61
-# first-level misses a node-cycle (cachegrind), in one fixed order.
-WALK = {"on": (130, "shuffled"), "off": (61, "fixed")}
-WALK_ACTIVATIONS = 1_600_000  # per point: about half a second at 512 nodes
-
-
-def walker_of(args):
-    """The bare memory walk, built beside torus-sim (build/tools/)."""
-    return os.path.join(os.path.dirname(os.path.abspath(args.binary)), "torus-bare-memory-walk")
-
-
-def walk_once(args, bytes_per_node, ff):
-    """The bare memory walk at the sizes of SCALING, one run each: nanoseconds per activation."""
-    walker = walker_of(args)
-    lines, order = WALK[ff]
-    per_activation = []
-    for _, p in SCALING:
-        nodes = p ** 3
-        command = [walker, str(nodes), str(bytes_per_node), str(lines), str(WALK_ACTIVATIONS // nodes), order]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            sys.exit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
-        per_activation.append(float(done.stdout.split()[1]))
-    return per_activation
-
-
-def print_walk(ff, rounds, engine_ratios):
-    """The walk's slow-down per round beside the engine's of the same round (None: the engine's
-    run of that round did not finish)."""
-    done = [(walk, engine) for walk, engine in zip(rounds, engine_ratios) if walk and engine]
-    if not done:
-        return
-    lines, order = WALK[ff]
-    walk_ratios = sorted(w[1][1] / w[1][0] for w, _ in done)
-    quotients = sorted(engine / (w[1][1] / w[1][0]) for w, engine in done)
-    fastest = [min(w[1][k] for w, _ in done) for k in range(len(SCALING))]
-    kib = sorted(w[0] / 1024 for w, _ in done)
-    print(f"    bare memory walk ({kib[0]:.1f} to {kib[-1]:.1f} KiB a node, {lines} lines an activation, order {order}), in the same rounds: "
-          f"median {statistics.median(walk_ratios):.2f}x, from {walk_ratios[0]:.2f} to {walk_ratios[-1]:.2f}; "
-          f"engine / walk per round: median {statistics.median(quotients):.2f}, from {quotients[0]:.2f} to {quotients[-1]:.2f}; "
-          f"fastest ns an activation {fastest[0]:.0f} and {fastest[1]:.0f}")
-
-
 def scaling(args):
     walker = walker_of(args)
     if not os.access(walker, os.X_OK):  # found before any run, not after the first round
@@ -198,7 +151,7 @@ def scaling(args):
                 walks[ff].append(None)
                 return
             bytes_per_node = large["timing"]["peak_memory_bytes"] // SCALING[1][1] ** 3
-            walks[ff].append((bytes_per_node, walk_once(args, bytes_per_node, ff)))
+            walks[ff].append((bytes_per_node, walk_once(args, bytes_per_node, ff, SCALING)))
 
         reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds, walk_round)
         def slowdown_per_round(b):
@@ -234,7 +187,7 @@ def scaling(args):
         if baseline:
             print(f"    baseline binary, the same rounds: median {statistics.median(baseline):.2f}x, "
                   f"from {baseline[0]:.2f} to {baseline[-1]:.2f}")
-        print_walk(ff, walks[ff], per_round)
+        print_walk(ff, walks[ff], per_round, len(SCALING))
 
 
 def largest_phases(report, count=3):
