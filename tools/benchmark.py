@@ -7,10 +7,11 @@ machine and its load; run it on an idle machine and say which):
   scaling  512 nodes (N = 32, P = 8) and 4,096 nodes (N = 64, P = 16), b = 4, DCT forward
            and inverse, with fast_forward on and off: simulated node-cycles per second, the
            process's peak memory, the engine's own state per node next to the words a node
-           holds (each the fastest of --repeat runs), and the 4,096/512 slow-down per
+           holds (each from its fastest of --repeat rounds), and the 4,096/512 slow-down per
            node-cycle as the median and range over --repeat rounds, each round running both
-           sizes back to back. With --baseline BINARY the same rounds run with that binary too,
-           and the table gives the ratio (this binary's speed / the baseline's), so a change is
+           sizes back to back: the smaller 16 times (as many node-cycles as the larger's one
+           run), its speed taken over the 16 together. With --baseline BINARY the same rounds run
+           with that binary too, and the table gives the ratio (this binary's speed / the baseline's), so a change is
            measured against a bare baseline in the same run. Beside each slow-down, the same
            slow-down of tools/bare_memory_walk (no simulation: the round's larger run's memory
            per node, touched in the engine's pattern, WALK), run in each round right after the
@@ -70,6 +71,10 @@ from benchmark_walk import print_walk, walk_once, walker_of
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SCALING = [(32, 8), (64, 16)]
+# Runs of the smaller torus per round: as many node-cycles as the larger torus's one run (8 times
+# the nodes, twice the cycles), so that a pause of the host weighs the same on both sides of the
+# slow-down instead of deciding a 0.1-second run alone.
+SMALL_COPIES = (SCALING[1][1] // SCALING[0][1]) ** 3 * 2
 # Blue Gene/P-sized blocks (issue 9): 100x200x200 and 400^3 words per node.
 LARGE_BLOCKS = [(1600, "16x8x8", "orbital_local_coefficients"), (3200, "8x8x8", "orbital"), (256, "32", "orbital"),
                 (512, "64", "orbital")]
@@ -107,19 +112,21 @@ def held_kib(report):
     return (allocated + words["link_buffers"]) * 8 / 1024  # double words
 
 
-def paired_runs(binaries, arguments_of, repeat, timeout, after_round=None):
-    """`repeat` rounds, each running every point once with every binary, in turn: the runs of one
-    round share the machine's state of that moment (on a shared host the speed of the small
-    torus, which lives in the last-level cache, swings most). Reports by (binary's place in
-    `binaries`, point); None for a run past the timeout. `after_round`, if given, gets each
-    round's reports by the same keys as soon as the round is done, to measure more in the same
-    moment."""
+def paired_runs(binaries, arguments_of, repeat, timeout, after_round=None, copies=None):
+    """`repeat` rounds, each running every point `copies[point]` times (default once) back to back
+    with every binary, in turn: the runs of one round share the machine's state of that moment (on
+    a shared host the speed of the small torus, which lives in the last-level cache, swings most).
+    Reports by (binary's place in `binaries`, point): per round, the list of its copies' reports,
+    or None when a copy ran past the timeout. `after_round`, if given, gets each round's reports by
+    the same keys as soon as the round is done, to measure more in the same moment."""
+    copies = copies or {}
     reports = {(b, key): [] for b in range(len(binaries)) for key in arguments_of}
     for _ in range(repeat):
         this_round = {}
         for key, arguments in arguments_of.items():
             for b, binary in enumerate(binaries):
-                this_round[(b, key)] = run(binary, arguments, timeout)[0]
+                runs = [run(binary, arguments, timeout)[0] for _ in range(copies.get(key, 1))]
+                this_round[(b, key)] = None if None in runs else runs
                 reports[(b, key)].append(this_round[(b, key)])
         if after_round:
             after_round(this_round)
@@ -128,6 +135,13 @@ def paired_runs(binaries, arguments_of, repeat, timeout, after_round=None):
 
 def rate_of(report):
     return report["timing"]["node_cycles_per_second"] / 1e6
+
+
+def pooled_rate(reports):
+    """Million node-cycles per second over several runs together: all their node-cycles over all
+    their simulation seconds."""
+    seconds = sum(r["timing"]["simulation_seconds"] for r in reports)
+    return sum(rate_of(r) * r["timing"]["simulation_seconds"] for r in reports) / seconds
 
 
 def scaling(args):
@@ -150,32 +164,35 @@ def scaling(args):
             if large is None or this_round[(0, SCALING[0][1])] is None:  # no engine slow-down to set it beside
                 walks[ff].append(None)
                 return
-            bytes_per_node = large["timing"]["peak_memory_bytes"] // SCALING[1][1] ** 3
+            bytes_per_node = large[0]["timing"]["peak_memory_bytes"] // SCALING[1][1] ** 3
             walks[ff].append((bytes_per_node, walk_once(args, bytes_per_node, ff, SCALING)))
 
-        reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds, walk_round)
+        reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds, walk_round,
+                              {SCALING[0][1]: SMALL_COPIES})
+
         def slowdown_per_round(b):
-            return [rate_of(small) / rate_of(large) if small and large else None
+            return [pooled_rate(small) / pooled_rate(large) if small and large else None
                     for small, large in zip(reports[(b, SCALING[0][1])], reports[(b, SCALING[1][1])])]
 
         per_round = slowdown_per_round(0)
         slowdowns[ff] = (per_round, slowdown_per_round(1) if args.baseline else [])
         for _, p in SCALING:
-            done = [r for r in reports[(0, p)] if r]
+            done = [copies for copies in reports[(0, p)] if copies]
             if not done:
                 print(f"| {p ** 3} | {ff} | past --budget-seconds in every round |", flush=True)
                 continue
-            report = max(done, key=rate_of)
-            t = report["timing"]
-            line = (f"| {p ** 3} | {ff} | {t['total_cycles']} | {rate_of(report):.2f} | {t['peak_memory_bytes'] / 2**20:.0f} | "
-                    f"{node_state_kib(report):.1f} | {held_kib(report):.1f} |")
+            fastest = max(done, key=pooled_rate)
+            t = fastest[0]["timing"]
+            line = (f"| {p ** 3} | {ff} | {t['total_cycles']} | {pooled_rate(fastest):.2f} | "
+                    f"{max(r['timing']['peak_memory_bytes'] for r in fastest) / 2**20:.0f} | "
+                    f"{node_state_kib(fastest[0]):.1f} | {held_kib(fastest[0]):.1f} |")
             if args.baseline:
-                base = [rate_of(r) for r in reports[(1, p)] if r]
-                line += f" {max(base):.2f} | {rate_of(report) / max(base):.2f} |" if base else " - | - |"
+                base = [pooled_rate(copies) for copies in reports[(1, p)] if copies]
+                line += f" {max(base):.2f} | {pooled_rate(fastest) / max(base):.2f} |" if base else " - | - |"
             print(line, flush=True)
     small, large = SCALING[0][1] ** 3, SCALING[1][1] ** 3
-    print(f"\nSlow-down per node-cycle, {large} nodes against {small}, per round (the two runs of one round "
-          "back to back):")
+    print(f"\nSlow-down per node-cycle, {large} nodes against {small}, per round (the runs of one round back to "
+          f"back: {SMALL_COPIES} at {small} nodes, 1 at {large}):")
     for ff, (per_round, baseline_per_round) in slowdowns.items():
         ratios = sorted(r for r in per_round if r)
         if not ratios:
