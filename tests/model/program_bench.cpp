@@ -63,6 +63,7 @@ MachineConfig machine_config(const Machine& machine) {
   config.roll_policy = machine.policy;
   config.micro_schedule = machine.micro_schedule;
   config.fast_forward = machine.fast_forward;
+  config.threads = static_cast<std::int64_t>(machine.threads);
   config.symmetry = "off";
   return config;
 }
@@ -205,6 +206,7 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     config.fma_latency = machine.fma_latency;
     config.fma_per_cycle = machine.fma_per_cycle;
     config.fast_forward = machine.fast_forward == "on";
+    config.threads = machine.threads;
     config.link_latency = machine.link_latency;
     config.link_rate = machine.link_rate;
     config.link_buffer_words = machine.link_buffer_words;

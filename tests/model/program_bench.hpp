@@ -185,6 +185,7 @@ struct Machine {
   std::string policy = "after_compute";
   std::string micro_schedule = "interleaved";
   std::string fast_forward = "on";  // SystemC only
+  std::size_t threads = 1;           // SystemC only: host threads stepping the nodes (fast-forward off)
 };
 
 // Runs `program` and returns {"total": cycles, "nodes": [[{"first", "last", "count"} per task]]},

@@ -178,6 +178,31 @@ TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[m
   }
 }
 
+TEST_CASE("a finished router asleep is woken by the first word passing through, on stepping threads too",
+          "[model][router][threads]") {
+  // Node 1 of a 3-ring has no task of its own: it finishes at cycle 0 and, with nothing on its
+  // way, sleeps until a link wakes it. Node 0's message to node 2 starts up for 20 cycles, so
+  // word j leaves at 20 + j, passes node 1 at 21 + j and lands at 22 + j. With threads the
+  // link's wake-up is asked for in the update phase on a thread and made after it (models/
+  // cycle/link_update_phase.cpp); a wake-up lost there would leave node 1 asleep for good.
+  const Program p = one_message(3, 2);
+  for (const std::size_t threads : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+    INFO(threads << " threads");
+    Machine machine;
+    machine.message_startup = 20;
+    machine.fast_forward = "off";
+    machine.threads = threads;
+    const nlohmann::json run = time_program(p, machine);
+    REQUIRE(run["completed"] == true);
+    lands(run, p, 0, 22, 29);
+    CHECK(run["total"] == 29);
+    CHECK(run["nodes"][1]["forwarded"] == 8);
+    // Asleep from cycle 0 to 21: the cycle it finished, then one for each word it forwards
+    // (21 to 28; at 28 its link is idle again and nothing is on its way, so it sleeps).
+    CHECK(run["activations"][1] == 9);
+  }
+}
+
 TEST_CASE("message start-up: paid once, at the source, with the link free meanwhile", "[model][router][startup]") {
   for (const Cycle d : {Cycle{1}, Cycle{3}}) {
     INFO("link latency " << d);
