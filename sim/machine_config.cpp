@@ -1,13 +1,12 @@
 #include "sim/machine_config.hpp"
 
-#include <sched.h>
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <stdexcept>
-#include <thread>
 
 #include "kernels/text.hpp"
+#include "sim/host_cores.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/roll_policy.hpp"
 
@@ -142,7 +141,7 @@ void MachineConfig::declare(ParameterSet& set) {
   set.integer("threads", threads, 0, 1024, "threads",
               "host threads: they compute values when the timing comes from one node (engine event, symmetry auto), "
               "and step the nodes of engine systemc when every node steps every cycle (fast_forward off or refused; "
-              "docs/timing-model.md, \"Fast-forward\"); 0: every core the process may use (engine systemc: one thread per 100 nodes, at "
+              "docs/timing-model.md, \"Fast-forward\"); 0: every core the process may use (its affinity mask, within its cgroup's CPU quota; engine systemc: one thread per 100 nodes, at "
               "most every core). Every figure and value is the same for any number");
 }
 
@@ -169,12 +168,7 @@ MachineConfig MachineConfig::for_word_bytes(std::size_t word_bytes) const {
 
 unsigned MachineConfig::host_threads() const {
   if (threads > 0) return static_cast<unsigned>(threads);
-  // The cores this process may run on (taskset, a container's cpuset), not all the machine's.
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 0)
-    return static_cast<unsigned>(CPU_COUNT(&allowed));
-  return std::max(1u, std::thread::hardware_concurrency());
+  return host_cores();
 }
 
 std::int64_t MachineConfig::link_buffer(std::size_t block_words) const {
