@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
-#include <sstream>
+#include <iterator>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -15,35 +16,67 @@ namespace {
 std::optional<std::int64_t> whole_number(std::string_view text) {
   std::int64_t value = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
   return value;
 }
 
-std::string first_line(const char* path) {
+// The file's first line, or nothing (a missing file, a directory).
+std::string first_line(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
   return line;
 }
 
-std::optional<unsigned> cores_of_quota() {
-  // A container's cgroup namespace shows its own cgroup at the root of the mount.
-  if (const std::string v2 = first_line("/sys/fs/cgroup/cpu.max"); !v2.empty()) return cores_of_cpu_max(v2);
-  const auto quota = whole_number(first_line("/sys/fs/cgroup/cpu/cpu.cfs_quota_us"));
-  const auto period = whole_number(first_line("/sys/fs/cgroup/cpu/cpu.cfs_period_us"));
-  if (!quota || !period) return std::nullopt;
-  return cores_of_cfs_quota(*quota, *period);
+std::optional<unsigned> fewer(std::optional<unsigned> a, std::optional<unsigned> b) {
+  if (!a) return b;
+  if (!b) return a;
+  return std::min(*a, *b);
+}
+
+// The quota of one cgroup directory: v2's cpu.max, else v1's pair of files.
+std::optional<unsigned> quota_in(const std::filesystem::path& dir) {
+  if (const std::string v2 = first_line(dir / "cpu.max"); !v2.empty()) return cores_of_cpu_max(v2);
+  const auto quota = whole_number(first_line(dir / "cpu.cfs_quota_us"));
+  const auto period = whole_number(first_line(dir / "cpu.cfs_period_us"));
+  return quota && period ? cores_of_cfs_quota(*quota, *period) : std::nullopt;
+}
+
+// The fewest cores along `cgroup` (a path such as /a/b) and its ancestors, under `mount`.
+std::optional<unsigned> quota_along(const std::filesystem::path& mount, std::string_view cgroup) {
+  std::optional<unsigned> cores = quota_in(mount);
+  std::filesystem::path dir = mount;
+  std::size_t from = 0;
+  while (from < cgroup.size()) {
+    const std::size_t slash = cgroup.find('/', from);
+    const std::string_view part = cgroup.substr(from, slash == std::string_view::npos ? std::string_view::npos : slash - from);
+    from = slash == std::string_view::npos ? cgroup.size() : slash + 1;
+    if (part.empty() || part == "." || part == "..") continue;
+    dir /= std::string(part);
+    cores = fewer(cores, quota_in(dir));
+  }
+  return cores;
+}
+
+bool lists_cpu(std::string_view controllers) {
+  while (!controllers.empty()) {
+    const std::size_t comma = controllers.find(',');
+    if (controllers.substr(0, comma) == "cpu") return true;
+    if (comma == std::string_view::npos) break;
+    controllers.remove_prefix(comma + 1);
+  }
+  return false;
 }
 
 }  // namespace
 
 std::optional<unsigned> cores_of_cfs_quota(std::int64_t quota_us, std::int64_t period_us) {
   if (quota_us <= 0 || period_us <= 0) return std::nullopt;
-  return static_cast<unsigned>(std::max<std::int64_t>(1, (quota_us + period_us - 1) / period_us));
+  const std::int64_t cores = quota_us / period_us + (quota_us % period_us != 0 ? 1 : 0);
+  return static_cast<unsigned>(std::clamp<std::int64_t>(cores, 1, std::numeric_limits<unsigned>::max()));
 }
 
 std::optional<unsigned> cores_of_cpu_max(std::string_view cpu_max) {
-  while (!cpu_max.empty() && (cpu_max.back() == '\n' || cpu_max.back() == ' ')) cpu_max.remove_suffix(1);
   const auto space = cpu_max.find(' ');
   if (space == std::string_view::npos) return std::nullopt;
   const auto period = whole_number(cpu_max.substr(space + 1));
@@ -54,14 +87,38 @@ std::optional<unsigned> cores_of_cpu_max(std::string_view cpu_max) {
   return q ? cores_of_cfs_quota(*q, *period) : std::nullopt;
 }
 
+std::optional<unsigned> cores_of_cgroup(const std::filesystem::path& root, std::string_view self_cgroup) {
+  std::optional<unsigned> cores;
+  while (!self_cgroup.empty()) {  // lines "ID:CONTROLLERS:PATH"
+    const std::size_t end = self_cgroup.find('\n');
+    const std::string_view line = self_cgroup.substr(0, end);
+    self_cgroup.remove_prefix(end == std::string_view::npos ? self_cgroup.size() : end + 1);
+    const std::size_t first = line.find(':'), second = first == std::string_view::npos ? first : line.find(':', first + 1);
+    if (second == std::string_view::npos) continue;
+    const std::string_view id = line.substr(0, first), controllers = line.substr(first + 1, second - first - 1);
+    const std::string_view path = line.substr(second + 1);
+    if (id == "0" && controllers.empty()) cores = fewer(cores, quota_along(root, path));
+    else if (lists_cpu(controllers)) {
+      // v1 mounts the controller at cpu (often a link to cpu,cpuacct) or under its list's name.
+      std::error_code unreadable;  // taken as absent
+      const bool named_cpu = std::filesystem::exists(root / "cpu", unreadable);
+      const std::filesystem::path mount = named_cpu ? root / "cpu" : root / std::string(controllers);
+      cores = fewer(cores, quota_along(mount, path));
+    }
+  }
+  return cores;
+}
+
 unsigned host_cores() {
   unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
   if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) > 0)
     cores = static_cast<unsigned>(CPU_COUNT(&allowed));
-  if (const auto quota = cores_of_quota()) cores = std::min(cores, *quota);
-  return cores;
+  std::ifstream self("/proc/self/cgroup");
+  const std::string text((std::istreambuf_iterator<char>(self)), std::istreambuf_iterator<char>());
+  if (const auto quota = cores_of_cgroup("/sys/fs/cgroup", text)) cores = std::min(cores, *quota);
+  return std::max(1u, cores);
 }
 
 }  // namespace torus

@@ -4,6 +4,7 @@
 // container started with --cpus 1.5 gets 2). Without a quota, the mask alone decides.
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -15,8 +16,14 @@ std::optional<unsigned> cores_of_cpu_max(std::string_view cpu_max);
 // The same from cgroup v1's cpu.cfs_quota_us and cpu.cfs_period_us (a quota of -1: none).
 std::optional<unsigned> cores_of_cfs_quota(std::int64_t quota_us, std::int64_t period_us);
 
-// The affinity mask's cores, lowered to the quota's when the process's cgroup (v2, or v1's cpu
-// controller) sets one; at least 1.
+// The fewest cores a quota allows along the process's cgroup and each of its ancestors, read
+// under `root` (the cgroup mount, /sys/fs/cgroup) for the cgroups that `self_cgroup` (the text
+// of /proc/self/cgroup) names: v2's unified one, and v1's cpu controller's. Nothing when no
+// quota is set. In a container with its own cgroup namespace the path is "/", and the root's
+// quota is the container's.
+std::optional<unsigned> cores_of_cgroup(const std::filesystem::path& root, std::string_view self_cgroup);
+
+// The affinity mask's cores, lowered to the quota's; at least 1.
 unsigned host_cores();
 
 }  // namespace torus

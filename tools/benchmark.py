@@ -10,9 +10,10 @@ machine and its load; run it on an idle machine and say which):
            holds (each from its fastest of --repeat rounds), and the 4,096/512 slow-down per
            node-cycle as the median and range over --repeat rounds, each round running both
            sizes back to back: the smaller 16 times (as many node-cycles as the larger's one
-           run), its speed taken over the 16 together. With --baseline BINARY the same rounds run
-           with that binary too, and the table gives the ratio (this binary's speed / the baseline's), so a change is
-           measured against a bare baseline in the same run. Beside each slow-down, the same
+           run), its speed taken over the 16 together (peak memory: the largest of the 16). With
+           --baseline BINARY the same rounds run with that binary too (its 16 runs right after
+           this binary's), and the table gives the ratio (this binary's speed / the
+           baseline's), so a change is measured against a bare baseline in the same run. Beside each slow-down, the same
            slow-down of tools/bare_memory_walk (no simulation: the round's larger run's memory
            per node, touched in the engine's pattern, WALK), run in each round right after the
            round's engine runs: the slow-down of touching that much memory in that pattern and
@@ -125,7 +126,11 @@ def paired_runs(binaries, arguments_of, repeat, timeout, after_round=None, copie
         this_round = {}
         for key, arguments in arguments_of.items():
             for b, binary in enumerate(binaries):
-                runs = [run(binary, arguments, timeout)[0] for _ in range(copies.get(key, 1))]
+                runs = []
+                for _ in range(copies.get(key, 1)):
+                    runs.append(run(binary, arguments, timeout)[0])
+                    if runs[-1] is None:  # past the timeout: the round has no figure for this point
+                        break
                 this_round[(b, key)] = None if None in runs else runs
                 reports[(b, key)].append(this_round[(b, key)])
         if after_round:
@@ -141,6 +146,8 @@ def pooled_rate(reports):
     """Million node-cycles per second over several runs together: all their node-cycles over all
     their simulation seconds."""
     seconds = sum(r["timing"]["simulation_seconds"] for r in reports)
+    if seconds <= 0:  # too short to time: the runs' own rates, averaged
+        return statistics.mean(rate_of(r) for r in reports)
     return sum(rate_of(r) * r["timing"]["simulation_seconds"] for r in reports) / seconds
 
 

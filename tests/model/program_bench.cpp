@@ -231,7 +231,7 @@ nlohmann::json time_program_here(const Program& program, const Machine& machine)
     return nlohmann::json{{"total", top.completion_cycle()}, {"completed", top.completed()}, {"nodes", nodes},
                           {"stall", top.stall_report()}, {"chain", top.wait_chain()}, {"clock", top.clock != nullptr},
                           {"ended_at", sc_core::sc_time_stamp().value() / TorusTop::period_ticks()},
-                          {"activations", activations}};
+                          {"activations", activations}, {"stepping_threads", top.stepping_threads()}};
   }
 }
 

@@ -189,7 +189,8 @@ struct Machine {
 };
 
 // Runs `program` and returns {"total": cycles, "nodes": [[{"first", "last", "count"} per task]]},
-// with whether the torus had a clock ("clock") and the cycle SystemC stopped at ("ended_at").
+// with whether the torus had a clock ("clock"), the cycle SystemC stopped at ("ended_at"), each
+// node's activations and the host threads that stepped the nodes ("stepping_threads").
 nlohmann::json time_program(const Program& program, const Machine& machine);
 // The same in this process: at most once per process (require_fresh_systemc_kernel).
 nlohmann::json time_program_here(const Program& program, const Machine& machine);

@@ -197,8 +197,9 @@ TEST_CASE("a finished router asleep is woken by the first word passing through, 
     lands(run, p, 0, 22, 29);
     CHECK(run["total"] == 29);
     CHECK(run["nodes"][1]["forwarded"] == 8);
-    // Asleep from cycle 0 to 21: the cycle it finished, then one for each word it forwards
-    // (21 to 28; at 28 its link is idle again and nothing is on its way, so it sleeps).
+    CHECK(run["stepping_threads"] == threads);
+    // Asleep from cycle 1 to 20: active at 0, when it finished, then once for each word it
+    // forwards (21 to 28; at 28 its link is idle again and nothing is on its way: it sleeps).
     CHECK(run["activations"][1] == 9);
   }
 }
