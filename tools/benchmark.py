@@ -20,8 +20,8 @@ machine and its load; run it on an idle machine and say which):
            nothing else, at the same moment of a shared machine. --threads N passes N host
            threads to every run (default 1): with fast_forward off they step the nodes.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
-           largest torus that runs within the budget (--values off --direction forward: timing
-           only, one transform), with the three phases outside the simulation that took
+           largest torus that runs within the budget (by default values on, forward and
+           inverse; --values off --direction forward times one transform only), with the three phases outside the simulation that took
            longest (the report's phase_seconds: building the Program, verifying it,
            elaborating the SystemC modules, tearing them down, ...).
   event    the event engine: beside the SystemC engine at 512 and 4,096 nodes (values on, the
@@ -446,7 +446,7 @@ def main():
     parser.add_argument("--sizes", default="8,12,16,20,24,28,32", help="torus edges P for the growth table, b = 4")
     parser.add_argument("--threads", type=int, default=1,
                         help="scaling: host threads for every run (they step the nodes with fast_forward off; 0: the "
-                             "engine's default, one per 512 nodes up to every core)")
+                             "engine's default, one per 100 nodes up to every core it may use)")
     parser.add_argument("--values", choices=["on", "off"], default="on", help="growth: compute the values, or time only")
     parser.add_argument("--direction", choices=["forward", "both"], default="both", help="growth: DCT forward, or forward and inverse")
     args = parser.parse_args()
