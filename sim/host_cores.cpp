@@ -8,6 +8,9 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "kernels/text.hpp"
 
 namespace torus {
 
@@ -46,26 +49,12 @@ std::optional<unsigned> quota_in(const std::filesystem::path& dir) {
 std::optional<unsigned> quota_along(const std::filesystem::path& mount, std::string_view cgroup) {
   std::optional<unsigned> cores = quota_in(mount);
   std::filesystem::path dir = mount;
-  std::size_t from = 0;
-  while (from < cgroup.size()) {
-    const std::size_t slash = cgroup.find('/', from);
-    const std::string_view part = cgroup.substr(from, slash == std::string_view::npos ? std::string_view::npos : slash - from);
-    from = slash == std::string_view::npos ? cgroup.size() : slash + 1;
-    if (part.empty() || part == "." || part == "..") continue;
-    dir /= std::string(part);
+  for (const std::filesystem::path& part : std::filesystem::path(cgroup).relative_path()) {
+    if (part.empty() || part == "." || part == "..") continue;  // never above the mount
+    dir /= part;
     cores = fewer(cores, quota_in(dir));
   }
   return cores;
-}
-
-bool lists_cpu(std::string_view controllers) {
-  while (!controllers.empty()) {
-    const std::size_t comma = controllers.find(',');
-    if (controllers.substr(0, comma) == "cpu") return true;
-    if (comma == std::string_view::npos) break;
-    controllers.remove_prefix(comma + 1);
-  }
-  return false;
 }
 
 }  // namespace
@@ -89,21 +78,18 @@ std::optional<unsigned> cores_of_cpu_max(std::string_view cpu_max) {
 
 std::optional<unsigned> cores_of_cgroup(const std::filesystem::path& root, std::string_view self_cgroup) {
   std::optional<unsigned> cores;
-  while (!self_cgroup.empty()) {  // lines "ID:CONTROLLERS:PATH"
-    const std::size_t end = self_cgroup.find('\n');
-    const std::string_view line = self_cgroup.substr(0, end);
-    self_cgroup.remove_prefix(end == std::string_view::npos ? self_cgroup.size() : end + 1);
-    const std::size_t first = line.find(':'), second = first == std::string_view::npos ? first : line.find(':', first + 1);
-    if (second == std::string_view::npos) continue;
-    const std::string_view id = line.substr(0, first), controllers = line.substr(first + 1, second - first - 1);
-    const std::string_view path = line.substr(second + 1);
-    if (id == "0" && controllers.empty()) cores = fewer(cores, quota_along(root, path));
-    else if (lists_cpu(controllers)) {
+  for (const std::string& line : split(self_cgroup, '\n')) {
+    std::vector<std::string> fields = split(line, ':');  // ID:CONTROLLERS:PATH (the path may hold ':')
+    if (fields.size() < 3) continue;
+    const std::string path = join({fields.begin() + 2, fields.end()}, ":");
+    const std::vector<std::string> controllers = split(fields[1], ',');
+    if (fields[0] == "0" && fields[1].empty()) {
+      cores = fewer(cores, quota_along(root, path));
+    } else if (std::find(controllers.begin(), controllers.end(), "cpu") != controllers.end()) {
       // v1 mounts the controller at cpu (often a link to cpu,cpuacct) or under its list's name.
       std::error_code unreadable;  // taken as absent
       const bool named_cpu = std::filesystem::exists(root / "cpu", unreadable);
-      const std::filesystem::path mount = named_cpu ? root / "cpu" : root / std::string(controllers);
-      cores = fewer(cores, quota_along(mount, path));
+      cores = fewer(cores, quota_along(named_cpu ? root / "cpu" : root / fields[1], path));
     }
   }
   return cores;
