@@ -60,6 +60,8 @@ TEST_CASE("the quota of the process's cgroup or of any ancestor limits the cores
     CHECK(cores_of_cgroup(root, "0::/jobs/run7\n") == 2u);  // its own, fewer
     CHECK_FALSE(cores_of_cgroup(root, "0::/\n"));           // the root sets none
     CHECK_FALSE(cores_of_cgroup(root, "0::/elsewhere\n"));  // a cgroup not mounted here: only the root is read
+    write(root / "a:b" / "cpu.max", "200000 100000");
+    CHECK(cores_of_cgroup(root, "0::/a:b\n") == 2u);  // a ':' in the path is the path's own
   }
   SECTION("v1: the cpu controller's line, its quota over its period") {
     write(root / "cpu" / "cpu.cfs_quota_us", "-1");
