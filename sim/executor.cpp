@@ -21,9 +21,9 @@ template <class T>
 using NodeMemory = std::array<std::optional<HeldBlock<T>>, block_kind_count>;
 
 template <class T>
-class Machine {
+class ScheduleMachine {
  public:
-  Machine(const Schedule& schedule, const Tensor3<T>& input, const std::array<Matrix<T>, 3>& coefficients)
+  ScheduleMachine(const Schedule& schedule, const Tensor3<T>& input, const std::array<Matrix<T>, 3>& coefficients)
       : schedule_(schedule), input_(input), coefficients_(coefficients), memory_(schedule.shape.node_count()) {
     const Extents3 n = schedule.grid.tensor_extents();
     if (input.extents() != n) throw std::invalid_argument("input tensor is not " + extents_text(n) + " (N)");
@@ -141,7 +141,7 @@ class Machine {
 template <class T>
 ExecutionResult<T> execute_schedule(const Schedule& schedule, const Tensor3<T>& input,
                                     const std::array<Matrix<T>, 3>& coefficients) {
-  return Machine<T>(schedule, input, coefficients).run();
+  return ScheduleMachine<T>(schedule, input, coefficients).run();
 }
 
 template ExecutionResult<float> execute_schedule(const Schedule&, const Tensor3<float>&, const std::array<Matrix<float>, 3>&);

@@ -11,16 +11,16 @@ namespace torus {
 
 namespace {
 
-const Registry<MicroSchedule>& registry() {
+const Registry<MicroSchedule>& micro_schedules() {
   static const Registry<MicroSchedule> table("micro_schedule", {{"interleaved", make_interleaved}, {"chained", make_chained}});
   return table;
 }
 
 }  // namespace
 
-std::vector<std::string> micro_schedule_names() { return registry().names(); }
+std::vector<std::string> micro_schedule_names() { return micro_schedules().names(); }
 
-std::unique_ptr<MicroSchedule> make_micro_schedule(const std::string& name) { return registry().make(name); }
+std::unique_ptr<MicroSchedule> make_micro_schedule(const std::string& name) { return micro_schedules().make(name); }
 
 namespace {
 

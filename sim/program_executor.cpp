@@ -20,7 +20,7 @@
 namespace torus {
 namespace {
 
-// What the Machine keeps of each node besides its buffers: sim/program_executor_nodes.hpp.
+// What the ProgramMachine keeps of each node besides its buffers: sim/program_executor_nodes.hpp.
 using executor::none;
 using executor::NodeState;
 
@@ -38,9 +38,9 @@ struct MessageState {
 };
 
 template <class T>
-class Machine {
+class ProgramMachine {
  public:
-  Machine(const Program& program, const HostData<T>& host, const ExecutorOptions& options)
+  ProgramMachine(const Program& program, const HostData<T>& host, const ExecutorOptions& options)
       : p_(program), host_(host), options_(options) {}
 
   ProgramResult<T> run() {
@@ -327,7 +327,7 @@ Tensor3<T> ProgramResult<T>::gather(const Program& program, const std::string& o
 
 template <class T>
 ProgramResult<T> execute_program(const Program& program, const HostData<T>& host, const ExecutorOptions& options) {
-  return Machine<T>(program, host, options).run();
+  return ProgramMachine<T>(program, host, options).run();
 }
 
 #define TORUS_INSTANTIATE(T)                                                                    \

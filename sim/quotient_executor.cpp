@@ -20,7 +20,6 @@
 namespace torus {
 namespace {
 
-constexpr std::uint32_t none = no_message;
 
 template <class T>
 struct NodeWork {
@@ -103,7 +102,7 @@ class Lockstep {
     work_.resize(nodes());
     for (std::size_t n = 0; n < nodes(); ++n)
       for (const BufferSpec& spec : specs) buffers_[n].emplace_back(spec.words);
-    pending_.assign(nodes() * specs.size(), none);
+    pending_.assign(nodes() * specs.size(), no_message);
     per_node_ = specs.size();
     for (std::size_t n = 0; n < nodes(); ++n) coords_.push_back(q_.shape.coord_of(n));
     mailbox_.resize(nodes() * plan_.slots);
@@ -150,7 +149,7 @@ class Lockstep {
     if (g >= plan_.touched.size()) return;
     for (const std::uint32_t b : plan_.touched[g]) {
       const std::uint32_t m = pending_[n * per_node_ + b];
-      const std::vector<T>& words = m == none ? buffers_[n][b] : mailbox(n, m);
+      const std::vector<T>& words = m == no_message ? buffers_[n][b] : mailbox(n, m);
       const char* bytes = reinterpret_cast<const char*>(words.data());
       for (std::size_t at = 0; at < words.size() * sizeof(T); at += 64) __builtin_prefetch(bytes + at);
     }
@@ -229,12 +228,12 @@ class Lockstep {
   // A buffer with a posted receive gets its message before task k touches it.
   void ready(std::size_t n, std::size_t k, std::uint32_t buffer) {
     const std::uint32_t m = pending_[n * per_node_ + buffer];
-    if (m == none) return;
+    if (m == no_message) return;
     const std::uint32_t sent = plan_.sent_at[m];
-    if (sent == none || sent >= start_of(k))
+    if (sent == no_message || sent >= start_of(k))
       throw std::logic_error(fmt::format("the translation quotient cannot run in lockstep: task {} touches buffer b{} before "
                                          "message {} is sent (task {})", k, buffer, m,
-                                         sent == none ? std::string("never") : std::to_string(sent)));
+                                         sent == no_message ? std::string("never") : std::to_string(sent)));
     take(n, buffer, m);
   }
 
@@ -248,7 +247,7 @@ class Lockstep {
     }
     work_[n].spare.push_back(std::move(payload));
     payload = std::vector<T>();
-    pending_[n * per_node_ + buffer] = none;
+    pending_[n * per_node_ + buffer] = no_message;
   }
 
   // Storage for `words` words from the node's spares (their values are stale), or new.
@@ -277,7 +276,7 @@ class Lockstep {
   LockstepPlan plan_;
   NodeBuffers<T> buffers_;
   std::vector<NodeWork<T>> work_;
-  std::vector<std::uint32_t> pending_;  // per node and buffer: the posted receive's message, or none
+  std::vector<std::uint32_t> pending_;  // per node and buffer: the posted receive's message, or no_message
   std::size_t per_node_ = 0;            // buffers per node
   std::vector<NodeCoord> coords_;       // per node
   std::vector<bool> moves_;             // per task: a send that hands its buffer's storage over

@@ -6,15 +6,15 @@
 namespace torus {
 namespace {
 
-const Registry<RollPolicy>& registry() {
+const Registry<RollPolicy>& roll_policies() {
   static const Registry<RollPolicy> table("roll_policy", {{"after_compute", make_after_compute}, {"overlapped", make_overlapped}});
   return table;
 }
 
 }  // namespace
 
-std::vector<std::string> roll_policy_names() { return registry().names(); }
+std::vector<std::string> roll_policy_names() { return roll_policies().names(); }
 
-std::unique_ptr<RollPolicy> make_roll_policy(const std::string& name) { return registry().make(name); }
+std::unique_ptr<RollPolicy> make_roll_policy(const std::string& name) { return roll_policies().make(name); }
 
 }  // namespace torus

@@ -27,6 +27,13 @@ struct CliRun {
 
 inline std::string torus_sim_executable() { return TORUS_SIM_EXECUTABLE; }
 
+// torus-sim with `arguments` (no shell quoting: keep them free of spaces), its output into the
+// file `log`; returns its exit code, -1 if a signal ended it.
+inline int run_cli_to(const std::string& arguments, const std::string& log) {
+  const int status = std::system((torus_sim_executable() + " " + arguments + " > " + log + " 2>&1").c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // `arguments` are passed as they are: no shell quoting, so keep them free of spaces.
 inline CliRun run_cli(const std::string& arguments) {
   TempDir dir;

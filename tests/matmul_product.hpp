@@ -1,6 +1,7 @@
 #pragma once
 // C of a matmul Program by the functional engine against Eigen's product of random operands
-// (from `seed`, as a run draws them), for tests that build Programs without running the CLI.
+// (from `seed`, as a run draws them), for tests that build Programs without running the CLI; and
+// the problems they build them for.
 
 #include <cstdint>
 #include <string>
@@ -9,6 +10,11 @@
 #include "sim/program_executor.hpp"
 
 namespace torus {
+
+// m x k times k x n on a rows x columns torus, one layer deep.
+inline MatmulProblem torus_matmul_problem(int rows, int columns, std::size_t m, std::size_t k, std::size_t n) {
+  return {{rows, columns, 1, {Topology::Torus, Topology::Torus, Topology::Torus}}, m, k, n};
+}
 
 inline RunConfig matmul_problem_config(const MatmulProblem& q, std::uint64_t seed) {
   RunConfig config;

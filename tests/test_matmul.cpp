@@ -11,15 +11,12 @@
 #include "kernels/npy.hpp"
 #include "sim/matmul_run.hpp"
 #include "sim/program_executor.hpp"
+#include "tests/matmul_product.hpp"
 #include "tests/temp_dir.hpp"
 
 using namespace torus;
 
 namespace {
-
-MatmulProblem problem(int rows, int columns, std::size_t m, std::size_t k, std::size_t n) {
-  return {{rows, columns, 1, {Topology::Torus, Topology::Torus, Topology::Torus}}, m, k, n};
-}
 
 Program systolic(const MatmulProblem& q) { return make_matmul_algorithm("systolic")->build(q); }
 
@@ -65,7 +62,7 @@ TEST_CASE("systolic: Nc - 1 shifts of A, Nr - 1 of B, lcm(Nr, Nc) steps, every b
                                          {1, 4, 3, 9, 8},   {4, 1, 5, 7, 3},   {3, 5, 6, 31, 10}, {6, 4, 13, 61, 11},
                                          {4, 8, 8, 8, 8},   {1, 1, 2, 3, 4},   {5, 5, 11, 17, 12}}) {
     INFO(c.rows << "x" << c.columns << " m=" << c.m << " k=" << c.k << " n=" << c.n);
-    const MatmulProblem q = problem(c.rows, c.columns, c.m, c.k, c.n);
+    const MatmulProblem q = torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n);
     const Program program = systolic(q);
     REQUIRE(verify_program(program, 1).ok());
     REQUIRE(prove_block_products(program).ok());
@@ -94,7 +91,7 @@ TEST_CASE("systolic: words shifted per node are the paper's ceil(m/Nr) ceil(k/Nc
   for (const Case& c : std::vector<Case>{{4, 8, 8, 8, 8}, {2, 3, 4, 12, 6}, {4, 2, 8, 8, 4}, {1, 4, 2, 8, 8}, {3, 3, 6, 9, 3}}) {
     INFO(c.rows << "x" << c.columns);
     const auto nr = static_cast<std::size_t>(c.rows), nc = static_cast<std::size_t>(c.columns);
-    const MatmulCounts counts = count_matmul(systolic(problem(c.rows, c.columns, c.m, c.k, c.n)));
+    const MatmulCounts counts = count_matmul(systolic(torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n)));
     CHECK(counts.a_shift_words_per_node == c.m / nr * (c.k / nc) * (nc - 1));
     CHECK(counts.b_shift_words_per_node == c.k / nr * (c.n / nc) * (nr - 1));
   }
@@ -104,7 +101,7 @@ TEST_CASE("systolic on the paper's 4 x 8 example: 7 shifts of A and 3 of B in 8 
   // Mathur and Johnsson's figures 2 and 3: 8 x 8 matrices on 4 x 8 processors. The text counts
   // 8 rotations of A and 4 of B, the full rotations that would also bring both home; C is done
   // after the 8th block update, which needs only Nc - 1 and Nr - 1 of them.
-  const MatmulCounts counts = count_matmul(systolic(problem(4, 8, 8, 8, 8)));
+  const MatmulCounts counts = count_matmul(systolic(torus_matmul_problem(4, 8, 8, 8, 8)));
   CHECK(counts.compute_steps == 8);
   CHECK(counts.a_shifts == 7);
   CHECK(counts.b_shifts == 3);
@@ -116,8 +113,8 @@ TEST_CASE("systolic on the paper's 4 x 8 example: 7 shifts of A and 3 of B in 8 
 }
 
 TEST_CASE("systolic through the functional engine equals Eigen's product for every element type", "[sim][matmul][golden]") {
-  for (const MatmulProblem& q : {problem(2, 3, 7, 13, 5), problem(4, 2, 9, 10, 6), problem(1, 4, 3, 9, 8), problem(4, 1, 5, 7, 3),
-                                 problem(3, 3, 6, 9, 3)}) {
+  for (const MatmulProblem& q : {torus_matmul_problem(2, 3, 7, 13, 5), torus_matmul_problem(4, 2, 9, 10, 6), torus_matmul_problem(1, 4, 3, 9, 8), torus_matmul_problem(4, 1, 5, 7, 3),
+                                 torus_matmul_problem(3, 3, 6, 9, 3)}) {
     INFO(q.rows() << "x" << q.columns());
     const Program program = systolic(q);
     CHECK(product_error<float>(program, q, 3).within_tolerance());
@@ -128,7 +125,7 @@ TEST_CASE("systolic through the functional engine equals Eigen's product for eve
 }
 
 TEST_CASE("broken systolic Programs are caught by the verifier, the product proof or the golden check", "[sim][matmul][errors]") {
-  const MatmulProblem q = problem(2, 3, 6, 12, 9);
+  const MatmulProblem q = torus_matmul_problem(2, 3, 6, 12, 9);
   const Program good = systolic(q);
   const auto first = [](Program& p, std::size_t node, TaskKind kind) -> Task& {
     for (Task& t : p.nodes[node].tasks)

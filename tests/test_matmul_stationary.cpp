@@ -16,10 +16,6 @@ using namespace torus;
 
 namespace {
 
-MatmulProblem problem(int rows, int columns, std::size_t m, std::size_t k, std::size_t n) {
-  return {{rows, columns, 1, {Topology::Torus, Topology::Torus, Topology::Torus}}, m, k, n};
-}
-
 // The size of block i of `total` cut into `parts` (the first total mod parts one larger).
 std::size_t part(std::size_t i, std::size_t total, std::size_t parts) { return total / parts + (i < total % parts ? 1 : 0); }
 
@@ -60,7 +56,7 @@ TEST_CASE("a_stationary: Nc steps, B spread down the columns (Nr - 1 hops a bloc
   for (const Roles roles : {Roles{"a_stationary", true}, Roles{"b_stationary", false}})
     for (const Shape& c : shapes) {
       INFO(roles.algorithm << " " << c.rows << "x" << c.columns << " m=" << c.m << " k=" << c.k << " n=" << c.n);
-      const Program program = make_matmul_algorithm(roles.algorithm)->build(problem(c.rows, c.columns, c.m, c.k, c.n));
+      const Program program = make_matmul_algorithm(roles.algorithm)->build(torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n));
       REQUIRE(verify_program(program, 1).ok());
       REQUIRE(prove_partial_sums(program).ok());
       const MatmulCounts counts = count_matmul(program);
@@ -96,11 +92,11 @@ TEST_CASE("stationary algorithms: words per node are the paper's k n (Nr - 1) / 
   for (const Shape& c : std::vector<Shape>{{2, 4, 8, 8, 8}, {4, 8, 16, 32, 64}, {2, 2, 4, 6, 8}, {1, 4, 4, 8, 8}, {3, 6, 6, 12, 12}}) {
     INFO(c.rows << "x" << c.columns);
     const auto nr = static_cast<std::size_t>(c.rows), nc = static_cast<std::size_t>(c.columns), nodes = nr * nc;
-    const MatmulCounts a = count_matmul(make_matmul_algorithm("a_stationary")->build(problem(c.rows, c.columns, c.m, c.k, c.n)));
+    const MatmulCounts a = count_matmul(make_matmul_algorithm("a_stationary")->build(torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n)));
     CHECK(a.b_shift_words_per_node * nodes == c.k * c.n * (nr - 1));
     CHECK(a.c_shift_words_per_node * nodes == c.m * c.n * (nc - 1));
     // The transpose: B stationary on the Nc x Nr array.
-    const MatmulCounts b = count_matmul(make_matmul_algorithm("b_stationary")->build(problem(c.columns, c.rows, c.n, c.k, c.m)));
+    const MatmulCounts b = count_matmul(make_matmul_algorithm("b_stationary")->build(torus_matmul_problem(c.columns, c.rows, c.n, c.k, c.m)));
     CHECK(b.a_shift_words_per_node * nodes == c.n * c.k * (nr - 1));
     CHECK(b.c_shift_words_per_node * nodes == c.m * c.n * (nc - 1));
   }
@@ -111,7 +107,7 @@ TEST_CASE("stationary algorithms through the functional engine equal Eigen's pro
   for (const char* algorithm : {"a_stationary", "b_stationary"})
     for (const Shape& c : shapes) {
       INFO(algorithm << " " << c.rows << "x" << c.columns << " m=" << c.m << " k=" << c.k << " n=" << c.n);
-      const MatmulProblem q = problem(c.rows, c.columns, c.m, c.k, c.n);
+      const MatmulProblem q = torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n);
       const Program program = make_matmul_algorithm(algorithm)->build(q);
       CHECK(matmul_product_error<float>(program, q, 3).within_tolerance());
       CHECK(matmul_product_error<double>(program, q, 4).within_tolerance());
@@ -121,7 +117,7 @@ TEST_CASE("stationary algorithms through the functional engine equal Eigen's pro
 }
 
 TEST_CASE("a broken stationary Program is caught by the partial-sum proof", "[sim][matmul][errors]") {
-  const MatmulProblem q = problem(2, 3, 6, 9, 6);
+  const MatmulProblem q = torus_matmul_problem(2, 3, 6, 9, 6);
   Program p = make_matmul_algorithm("a_stationary")->build(q);
   // The first node restarts its final sum instead of adding into the one it received.
   auto& tasks = p.nodes[0].tasks;
@@ -140,7 +136,7 @@ TEST_CASE("auto: A stationary when m / n >= 8, B stationary when n / m >= 16, sy
   for (const Case& c : std::vector<Case>{{64, 8, "a_stationary"}, {63, 8, "systolic"}, {8, 128, "b_stationary"},
                                          {8, 127, "systolic"}, {16, 16, "systolic"}, {128, 8, "a_stationary"}}) {
     INFO(c.m << " x " << c.n);
-    const MatmulProblem q = problem(2, 2, c.m, 8, c.n);
+    const MatmulProblem q = torus_matmul_problem(2, 2, c.m, 8, c.n);
     CHECK(chosen_matmul_algorithm(q) == c.chosen);
     CHECK(make_matmul_algorithm("auto")->build(q).algorithm == c.chosen);
   }
@@ -155,14 +151,14 @@ TEST_CASE("stationary algorithms refuse what does not fit, naming the parameter"
     }
     return std::string();
   };
-  CHECK_THAT(error("a_stationary", problem(2, 4, 8, 3, 8)), Catch::StartsWith("k: 3 is not allowed") && Catch::Contains("Nc = 4"));
-  CHECK_THAT(error("b_stationary", problem(4, 2, 8, 3, 8)), Catch::StartsWith("k: 3 is not allowed") && Catch::Contains("Nr = 4"));
-  CHECK(error("b_stationary", problem(2, 4, 8, 3, 8)).empty());
-  CHECK_THAT(error("a_stationary", problem(4, 2, 3, 8, 8)), Catch::StartsWith("m: 3 is not allowed"));
-  CHECK_THAT(error("b_stationary", problem(2, 4, 8, 8, 3)), Catch::StartsWith("n: 3 is not allowed"));
-  MatmulProblem mesh = problem(2, 2, 4, 4, 4);
+  CHECK_THAT(error("a_stationary", torus_matmul_problem(2, 4, 8, 3, 8)), Catch::StartsWith("k: 3 is not allowed") && Catch::Contains("Nc = 4"));
+  CHECK_THAT(error("b_stationary", torus_matmul_problem(4, 2, 8, 3, 8)), Catch::StartsWith("k: 3 is not allowed") && Catch::Contains("Nr = 4"));
+  CHECK(error("b_stationary", torus_matmul_problem(2, 4, 8, 3, 8)).empty());
+  CHECK_THAT(error("a_stationary", torus_matmul_problem(4, 2, 3, 8, 8)), Catch::StartsWith("m: 3 is not allowed"));
+  CHECK_THAT(error("b_stationary", torus_matmul_problem(2, 4, 8, 8, 3)), Catch::StartsWith("n: 3 is not allowed"));
+  MatmulProblem mesh = torus_matmul_problem(2, 2, 4, 4, 4);
   mesh.shape.boundary = {Topology::Mesh, Topology::Mesh, Topology::Mesh};
   CHECK_THAT(error("a_stationary", mesh), Catch::StartsWith("boundary: 'mesh' is not allowed with algorithm a_stationary"));
   // auto refuses with the chosen algorithm's reason.
-  CHECK_THAT(error("auto", problem(2, 4, 64, 3, 8)), Catch::StartsWith("k: 3 is not allowed") && Catch::Contains("a_stationary"));
+  CHECK_THAT(error("auto", torus_matmul_problem(2, 4, 64, 3, 8)), Catch::StartsWith("k: 3 is not allowed") && Catch::Contains("a_stationary"));
 }

@@ -18,12 +18,6 @@ namespace {
 
 using Directions = std::vector<TransformDirection>;
 
-// The run's matrices for data of type T: the DCT for real data, the DFT for complex.
-template <class T>
-std::array<Matrix<T>, 3> matrices_of(std::size_t n, TransformDirection direction) {
-  return transform_matrices<T>(is_complex_v<T> ? "dft" : "dct", {n, n, n}, direction);
-}
-
 // The counts of one orbital transform: 3P steps, 3P^4 block and 3N^4 scalar multiply-adds,
 // two rolls per node and step (none for P = 1) of b^3 + b^2 words in the light stage (the one
 // that rolls a coefficient block) and 2b^3 in the others, read off the executor and the Program.
@@ -56,7 +50,7 @@ void check_orbital(int p, std::size_t b, const SchedulingVector& alpha, const Di
             << to_string(directions.front()));
   const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), BlockGrid::cube(b, p), alpha, directions});
   HostData<T> host{random_tensor<T>(n, 7), {}, {}};
-  for (const TransformDirection d : directions) host.coefficients.push_back(matrices_of<T>(n, d));
+  for (const TransformDirection d : directions) host.coefficients.push_back(cube_transform_matrices<T>(n, d));
   const ProgramResult<T> result = execute_program(program, host);
   REQUIRE(result.per_transform.size() == directions.size());
   Tensor3<T> input = host.input;
@@ -90,7 +84,7 @@ namespace {
 //   node 0: load X(0,0,0) = 3, send it to node 1, receive the result back;
 //   node 1: load X(1,0,0) = 5 and C1(1,0) = 11, C1(0,0) = 2, receive X(0,0,0),
 //           Y(0,0,0) = X(1,0,0) C1(1,0) + X(0,0,0) C1(0,0) = 55 + 6 = 61, send it back.
-Program ping_pong() {
+Program split_product_pair() {
   Program p;
   p.algorithm = "ping-pong";
   p.shape = TorusShape{2, 1, 1};
@@ -102,22 +96,22 @@ Program ping_pong() {
   p.add_message(0, 1, std::vector<Direction>{Direction::PlusQ}, 1, {0, {0, 0, 0}});
   p.add_message(1, 0, std::vector<Direction>{Direction::MinusQ}, 1, {2, {0, 0, 0}});
   const TaskLabel first{0, 1, 0, 0}, second{0, 1, 1, 1};
-  using Entry = std::pair<Task, TaskDetail>;
+  using TaskEntry = std::pair<Task, TaskDetail>;
   const auto load = [&](std::uint32_t buffer, std::uint16_t array, DataTag tag, std::array<std::int32_t, 3> index) {
-    Entry e{make_task(TaskKind::Load, first), {}};
+    TaskEntry e{make_task(TaskKind::Load, first), {}};
     e.first.buffer = buffer;
     e.second.tag = tag;
     e.second.source = {array, index};
     return e;
   };
   const auto move = [](TaskKind kind, const TaskLabel& label, std::uint32_t buffer, std::uint32_t message) {
-    Entry e{make_task(kind, label), {}};
+    TaskEntry e{make_task(kind, label), {}};
     e.first.buffer = buffer;
     e.first.message = message;
     return e;
   };
   const auto compute = [&](std::uint32_t operand, std::uint32_t coefficient, DataTag x, DataTag c, bool zero) {
-    Entry e{make_task(TaskKind::Compute, second), {}};
+    TaskEntry e{make_task(TaskKind::Compute, second), {}};
     e.first.buffer = 2;
     e.first.zero_accumulator = zero;
     e.second.operand = operand;
@@ -127,7 +121,7 @@ Program ping_pong() {
     e.second.coefficient_tag = c;
     return e;
   };
-  const auto node = [](std::vector<BufferSpec> buffers, const std::vector<Entry>& entries) {
+  const auto node = [](std::vector<BufferSpec> buffers, const std::vector<TaskEntry>& entries) {
     NodeProgram n;
     n.buffers = std::move(buffers);
     for (const auto& [task, detail] : entries) n.add(task, detail);
@@ -144,7 +138,7 @@ Program ping_pong() {
   return p;
 }
 
-HostData<double> ping_pong_host() {
+HostData<double> split_product_host() {
   Tensor3<double> x(2, 1, 1);
   x(0, 0, 0) = 3;
   x(1, 0, 0) = 5;
@@ -157,8 +151,8 @@ HostData<double> ping_pong_host() {
 }  // namespace
 
 TEST_CASE("a hand-built two-node ping-pong Program gives the hand-computed values", "[program][executor]") {
-  const Program program = ping_pong();
-  const ProgramResult<double> r = execute_program(program, ping_pong_host());
+  const Program program = split_product_pair();
+  const ProgramResult<double> r = execute_program(program, split_product_host());
   CHECK(r.buffers[0] == std::vector<std::vector<double>>{{3}, {61}});
   CHECK(r.buffers[1] == std::vector<std::vector<double>>{{5}, {11}, {61}, {2}, {3}});
   const ProgramExecutionCounts& c = r.counts;
@@ -178,20 +172,20 @@ TEST_CASE("a hand-built two-node ping-pong Program gives the hand-computed value
 }
 
 TEST_CASE("a compute that finds another block than it names stops the executor", "[program][executor][errors]") {
-  Program program = ping_pong();
+  Program program = split_product_pair();
   program.nodes[1].detail(program.nodes[1].tasks[5]).operand_tag = {0, {1, 0, 0}};
-  CHECK_THROWS_WITH(execute_program(program, ping_pong_host()),
+  CHECK_THROWS_WITH(execute_program(program, split_product_host()),
                     Catch::Contains("node (1,0,0), task 5 (compute") &&
                         Catch::Contains("operand buffer b4 holds X(0,0,0) but the task names X(1,0,0)"));
-  program = ping_pong();
+  program = split_product_pair();
   program.nodes[1].detail(program.nodes[1].tasks[5]).coefficient = 9;  // node 1 has five buffers
-  CHECK_THROWS_WITH(execute_program(program, ping_pong_host()),
+  CHECK_THROWS_WITH(execute_program(program, split_product_host()),
                     Catch::Contains("node (1,0,0), task 5") && Catch::Contains("index or buffer size does not fit"));
 }
 
 TEST_CASE("a Program that cannot progress throws naming the waiting nodes and messages", "[program][executor][errors]") {
   // Each node sends the buffer it receives into: the send waits for the other's message.
-  Program program = ping_pong();
+  Program program = split_product_pair();
   for (std::uint32_t node = 0; node < 2; ++node) {
     Task receive = make_task(TaskKind::Receive, {0, 1, 0, 0}), send = receive;
     receive.buffer = send.buffer = 0;
@@ -200,7 +194,7 @@ TEST_CASE("a Program that cannot progress throws naming the waiting nodes and me
     send.message = node;
     program.nodes[node].tasks = {receive, send};
   }
-  CHECK_THROWS_WITH(execute_program(program, ping_pong_host()),
+  CHECK_THROWS_WITH(execute_program(program, split_product_host()),
                     Catch::Contains("cannot progress: 2 nodes") &&
                         Catch::Contains("node (0,0,0) at task 1 waits for message 1 (Y(0,0,0) from (1,0,0))") &&
                         Catch::Contains("node (1,0,0) at task 1 waits for message 0 (X(0,0,0) from (0,0,0))"));
@@ -209,7 +203,7 @@ TEST_CASE("a Program that cannot progress throws naming the waiting nodes and me
 TEST_CASE("the golden check of a Program's output names the block and node as before", "[program][executor][run]") {
   const std::size_t n = 4, b = 2;
   const Program program = make_algorithm("orbital")->build({TorusShape::cube(2), BlockGrid::cube(b, 2), {}, {TransformDirection::Forward}});
-  HostData<double> host{random_tensor<double>(n, 3), {matrices_of<double>(n, TransformDirection::Forward)}, {}};
+  HostData<double> host{random_tensor<double>(n, 3), {cube_transform_matrices<double>(n, TransformDirection::Forward)}, {}};
   ProgramResult<double> result = execute_program(program, host);
   std::vector<OutputBlock> layout;
   Tensor3<double> y = result.gather(program, "forward", &layout);
@@ -232,9 +226,9 @@ TEMPLATE_TEST_CASE("execute_program in parallel passes gives the same bits and c
   const std::size_t b = 2;
   const int p = 3;
   const Directions both{TransformDirection::Forward, TransformDirection::Inverse};
-  const Program program = make_algorithm("orbital")->build({TorusShape::cube(p), BlockGrid::cube(b, p), SchedulingVector::parse("+-+"), both});
+  const Program program = make_algorithm("orbital")->build(cube_problem(p, b, "+-+", both));
   HostData<T> host{random_tensor<T>(b * p, 11), {}, {}};
-  for (const TransformDirection d : both) host.coefficients.push_back(matrices_of<T>(b * p, d));
+  for (const TransformDirection d : both) host.coefficients.push_back(cube_transform_matrices<T>(b * p, d));
   const ProgramResult<T> one = execute_program(program, host, ExecutorOptions{1, true});
   for (const unsigned threads : {2u, 3u, 8u, 64u}) {
     INFO(threads << " threads");

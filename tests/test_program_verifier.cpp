@@ -84,7 +84,7 @@ Task transfer(TaskKind kind, std::uint32_t buffer, std::uint32_t message) {
   return t;
 }
 
-Program ping_pong(Topology topology = Topology::Torus) {
+Program ping_pong_on(Topology topology = Topology::Torus) {
   Program p;
   p.algorithm = "ping-pong";
   p.shape = {2, 1, 1, {topology, topology, topology}};
@@ -105,7 +105,7 @@ Program ping_pong(Topology topology = Topology::Torus) {
 
 // One message from `source` to `destination` along `route`, on `shape`.
 Program one_message(const TorusShape& shape, std::uint32_t source, std::uint32_t destination, std::vector<Direction> route) {
-  Program p = ping_pong();
+  Program p = ping_pong_on();
   p.shape = shape;
   p.messages.clear();
   p.routes.clear();
@@ -149,7 +149,7 @@ TEST_CASE("the orbital Program verifies clean for every alpha, P, b and directio
 }
 
 TEST_CASE("a hand-built ping-pong verifies clean, on a torus and on a mesh", "[program][verifier]") {
-  const Program program = ping_pong(GENERATE(Topology::Torus, Topology::Mesh));
+  const Program program = ping_pong_on(GENERATE(Topology::Torus, Topology::Mesh));
   const ProgramVerification r = verify_program(program);
   INFO(all_violations(program, r));
   CHECK(r.ok());
@@ -158,7 +158,7 @@ TEST_CASE("a hand-built ping-pong verifies clean, on a torus and on a mesh", "[p
 }
 
 TEST_CASE("a violation names node, task, labels, buffer and blocks", "[program][verifier]") {
-  Program program = ping_pong();
+  Program program = ping_pong_on();
   program.nodes[1].tasks.erase(program.nodes[1].tasks.begin());  // the coefficient is never loaded
   program.nodes[1].tasks[1].label = {0, 2, 1, 3};
   const ProgramVerification r = verify_program(program);
@@ -168,7 +168,7 @@ TEST_CASE("a violation names node, task, labels, buffer and blocks", "[program][
 }
 
 TEST_CASE("missing, duplicated and misplaced sends and receives are caught", "[program][verifier]") {
-  Program program = ping_pong();
+  Program program = ping_pong_on();
   SECTION("a send without a receive") {
     program.add_message(0, 1, std::vector<Direction>{Direction::PlusQ}, 1, tag(X));
     program.nodes[0].tasks.push_back(transfer(TaskKind::Send, X, 2));
@@ -236,7 +236,7 @@ TEST_CASE("routes must be chains of neighbouring links", "[program][verifier]") 
     CHECK(r.violation_count == 1);
   }
   SECTION("a hop off the edge of a mesh") {
-    Program program = ping_pong(Topology::Mesh);
+    Program program = ping_pong_on(Topology::Mesh);
     program.route(program.messages[1])[0] = Direction::PlusQ;  // wraps on a torus, not on a mesh
     const ProgramVerification r = verify_program(program);
     CHECK(find(program, r, "message 1 (Y(0,0,0) from (1,0,0) to (0,0,0)): hop 0 (+Q) from node (1,0,0) leaves the mesh") != "");
@@ -250,7 +250,7 @@ TEST_CASE("routes must be chains of neighbouring links", "[program][verifier]") 
 }
 
 TEST_CASE("the data flow: reads before writes, overwritten blocks, wrong tags", "[program][verifier]") {
-  Program program = ping_pong();
+  Program program = ping_pong_on();
   auto& tasks = program.nodes[0].tasks;
   SECTION("a send whose buffer a later load overwrote") {
     const Entry overwrite = load(X, 0, tag(X, 1));
@@ -296,7 +296,7 @@ TEST_CASE("the data flow: reads before writes, overwritten blocks, wrong tags", 
 }
 
 TEST_CASE("a deadlock names the cycle of waits", "[program][verifier]") {
-  Program program = ping_pong();
+  Program program = ping_pong_on();
   auto& tasks = program.nodes[0].tasks;
   std::rotate(tasks.begin() + 2, tasks.begin() + 3, tasks.end());  // node 0 sends only after using the reply
   const ProgramVerification r = verify_program(program);
@@ -364,7 +364,7 @@ TEST_CASE("task labels refuse what their narrow fields cannot hold, and bytes() 
   CHECK_NOTHROW(TaskLabel(65535, 3, 70000, 80000));
   CHECK_THROWS_WITH(TaskLabel(65536, 1, 0, 0), Catch::Contains("transform 65536") && Catch::Contains("limit 65535"));
   CHECK_THROWS_WITH(TaskLabel(0, 65536, 0, 0), Catch::Contains("stage 65536"));
-  Program program = ping_pong();
+  Program program = ping_pong_on();
   const std::size_t before = bytes(program);
   const std::uint32_t m = program.add_message(0, 1, std::vector<Direction>(1000, Direction::PlusQ), 1, tag(X));
   CHECK(m == 2);

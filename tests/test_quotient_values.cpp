@@ -34,16 +34,6 @@ std::vector<T> random_words(std::size_t count, std::mt19937& rng) {
   return out;
 }
 
-// The run's matrices for data of type T: the DCT for real data, the DFT for complex.
-template <class T>
-std::array<Matrix<T>, 3> matrices_of(std::size_t n, TransformDirection direction) {
-  return transform_matrices<T>(is_complex_v<T> ? "dft" : "dct", {n, n, n}, direction);
-}
-
-TransformProblem problem(int p, std::size_t b, const std::string& alpha, const Directions& directions) {
-  return {TorusShape::cube(p), BlockGrid::cube(b, p), SchedulingVector::parse(alpha), directions};
-}
-
 }  // namespace
 
 TEMPLATE_TEST_CASE("the loop kernel gives the bits of every micro-program of the kernel", "[quotient][kernel]", float,
@@ -87,7 +77,7 @@ TEST_CASE("the orbital algorithm's node blocks are the whole Program's loads and
   for (int p = 1; p <= 4; ++p)
     for (const std::string alpha : {"+++", "+-+", "--+", "---"})
       for (const Directions& directions : {Directions{D::Forward}, Directions{D::Inverse}, Directions{D::Forward, D::Inverse}}) {
-        const TransformProblem pr = problem(p, 2, alpha, directions);
+        const TransformProblem pr = cube_problem(p, 2, alpha, directions);
         INFO("P=" << p << " alpha " << alpha << " transforms " << directions.size());
         REQUIRE(orbital->quotient_values(pr));
         const Program whole = orbital->build(pr);
@@ -115,10 +105,10 @@ TEMPLATE_TEST_CASE("the quotient run in lockstep on every node gives the whole P
   for (const auto& [p, b, alpha] : {std::tuple{1, 3, "+++"}, std::tuple{2, 2, "+-+"}, std::tuple{3, 2, "--+"},
                                     std::tuple{4, 1, "-+-"}, std::tuple{3, 3, "+++"}}) {
     INFO("P=" << p << " b=" << b << " alpha " << alpha);
-    const TransformProblem pr = problem(p, static_cast<std::size_t>(b), alpha, both);
+    const TransformProblem pr = cube_problem(p, static_cast<std::size_t>(b), alpha, both);
     const Program whole = orbital->build(pr), quotient = orbital->build_quotient(pr);
     const std::size_t n = static_cast<std::size_t>(p * b);
-    HostData<T> host{random_tensor<T>(n, 17), {matrices_of<T>(n, both[0]), matrices_of<T>(n, both[1])}, {}};
+    HostData<T> host{random_tensor<T>(n, 17), {cube_transform_matrices<T>(n, both[0]), cube_transform_matrices<T>(n, both[1])}, {}};
     const ProgramResult<T> reference = execute_program(whole, host, ExecutorOptions{1, true});
     std::vector<QuotientNodeBlocks> blocks;
     for (std::size_t node = 0; node < whole.nodes.size(); ++node) blocks.push_back(orbital->node_blocks(pr, node));
@@ -185,7 +175,7 @@ TEST_CASE("a quotient whose message is needed before it is sent is refused, not 
 TEST_CASE("the lockstep plan runs the stages plane by plane, every copy sent in a phase staying in its component",
           "[quotient][executor]") {
   const Directions both{TransformDirection::Forward, TransformDirection::Inverse};
-  const TransformProblem pr = problem(4, 1, "+-+", both);
+  const TransformProblem pr = cube_problem(4, 1, "+-+", both);
   const Program q = make_algorithm("orbital")->build_quotient(pr);
   const auto shifted = [&](const NodeCoord& c, const NodeCoord& d) {
     return q.shape.index_of({(c.q + d.q) % 4, (c.r + d.r) % 4, (c.s + d.s) % 4});

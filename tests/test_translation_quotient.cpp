@@ -7,14 +7,11 @@
 
 #include "sim/algorithm.hpp"
 #include "sim/program_verifier.hpp"
+#include "transform_matrices.hpp"
 
 using namespace torus;
 
 namespace {
-
-TransformProblem problem(int p, std::size_t b, const std::string& alpha, const std::vector<TransformDirection>& directions) {
-  return {TorusShape::cube(p), BlockGrid::cube(b, p), SchedulingVector::parse(alpha), directions};
-}
 
 // What timing can depend on: the task's kind, its buffers, kernel and step labels, and for a
 // send or receive the words and route of its message. Block indices are left out.
@@ -71,13 +68,13 @@ void check_quotient(const Algorithm& algorithm, const TransformProblem& pr) {
 
 TEST_CASE("the orbital quotient is every node's task list of the whole Program, up to block indices", "[quotient]") {
   const auto orbital = make_algorithm("orbital");
-  REQUIRE(orbital->translation_invariant(problem(2, 2, "+++", {TransformDirection::Forward})));
+  REQUIRE(orbital->translation_invariant(cube_problem(2, 2, "+++", {TransformDirection::Forward})));
   using D = TransformDirection;
   for (int p = 1; p <= 4; ++p)
     for (const std::string alpha : {"+++", "++-", "+-+", "+--", "-++", "-+-", "--+", "---"})
       for (const auto& directions : {std::vector<D>{D::Forward}, std::vector<D>{D::Inverse}, std::vector<D>{D::Forward, D::Inverse}}) {
         INFO("P=" << p << " alpha " << alpha << " transforms " << directions.size());
-        check_quotient(*orbital, problem(p, p == 3 ? 1 : 2, alpha, directions));
+        check_quotient(*orbital, cube_problem(p, p == 3 ? 1 : 2, alpha, directions));
       }
 }
 
@@ -100,7 +97,7 @@ TEST_CASE("the local-coefficient quotient is every node's task list too, on any 
 
 TEST_CASE("the verifier holds a quotient to one node and to messages that move", "[quotient][verifier]") {
   const auto orbital = make_algorithm("orbital");
-  const TransformProblem pr = problem(3, 1, "+++", {TransformDirection::Forward});
+  const TransformProblem pr = cube_problem(3, 1, "+++", {TransformDirection::Forward});
   SECTION("a message with no route") {
     Program q = orbital->build_quotient(pr);
     q.messages.front().hops = 0;

@@ -259,9 +259,9 @@ class LocalCoefficientBuilder {
 // The algorithm's own proofs, read off its Program: each stage has P_A steps of one block
 // multiply-add per node; every (accumulator block, reduction block) pair exactly once, with
 // blocks that fit the mode; every rolled block home at the stage's end; outputs canonical.
-class Proof {
+class LocalCoefficientsProof {
  public:
-  explicit Proof(const Program& program) : p_(program) {}
+  explicit LocalCoefficientsProof(const Program& program) : p_(program) {}
 
   AlgorithmCheck run() {
     for (const StageInfo& stage : p_.stages) check_stage(stage);
@@ -341,7 +341,7 @@ class OrbitalLocalCoefficients final : public Algorithm {
   Program build_quotient(const TransformProblem& problem) const override {
     return LocalCoefficientBuilder(problem, true).build();
   }
-  AlgorithmCheck check(const TransformProblem& problem) const override { return Proof(build(problem)).run(); }
+  AlgorithmCheck check(const TransformProblem& problem) const override { return LocalCoefficientsProof(build(problem)).run(); }
   bool coefficients_local() const override { return true; }
 };
 
@@ -349,6 +349,6 @@ class OrbitalLocalCoefficients final : public Algorithm {
 
 std::unique_ptr<Algorithm> make_orbital_local_coefficients() { return std::make_unique<OrbitalLocalCoefficients>(); }
 
-AlgorithmCheck prove_local_coefficients(const Program& program) { return Proof(program).run(); }
+AlgorithmCheck prove_local_coefficients(const Program& program) { return LocalCoefficientsProof(program).run(); }
 
 }  // namespace torus

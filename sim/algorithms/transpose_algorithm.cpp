@@ -13,9 +13,9 @@ namespace {
 // The algorithm's proofs: in every stage, each block of the stage's piece grid is made on one
 // node only, from pieces that agree with it off the stage's axis and whose extents along it sum
 // to the axis length, each piece once, each with the coefficient block of its rows and columns.
-class Proof {
+class TransposeProof {
  public:
-  explicit Proof(const Program& program) : p_(program) {}
+  explicit TransposeProof(const Program& program) : p_(program) {}
 
   AlgorithmCheck run() {
     for (std::uint32_t s = 0; s < p_.stages.size(); ++s) check_stage(p_.stages[s]);
@@ -84,7 +84,7 @@ class Proof {
 
 }  // namespace
 
-AlgorithmCheck prove_transpose_program(const Program& program) { return Proof(program).run(); }
+AlgorithmCheck prove_transpose_program(const Program& program) { return TransposeProof(program).run(); }
 
 namespace {
 

@@ -18,13 +18,13 @@ using namespace torus::event;
 
 namespace {
 
-struct Tally {
+struct ChainTally {
   int closed = 0, fallback = 0, shared = 0;  // shared: started in a cycle the unit had issued in already
 };
 
 // Times `chain` computes of kernels with one accumulator and random reduction lengths both
 // ways, each started a random few cycles after the previous one's last issue.
-void check_chain(std::mt19937& rng, const MicroSchedule& micro, bool split, Cycle latency, unsigned per_cycle, Tally& tally) {
+void check_chain(std::mt19937& rng, const MicroSchedule& micro, bool split, Cycle latency, unsigned per_cycle, ChainTally& tally) {
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   KernelSpec kernel;
   kernel.mode = pick(1, 3);
@@ -88,7 +88,7 @@ void check_chain(std::mt19937& rng, const MicroSchedule& micro, bool split, Cycl
 
 TEST_CASE("closed forms of a whole compute equal the per-instruction issue rule", "[model][event][closed_form]") {
   std::mt19937 rng(20261124);
-  Tally tally;
+  ChainTally tally;
   for (const char* name : {"interleaved", "chained"}) {
     const auto micro = make_micro_schedule(name);
     for (int i = 0; i < 1500; ++i) {

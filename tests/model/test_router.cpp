@@ -32,7 +32,7 @@ void lands(const nlohmann::json& run, const Program& p, std::uint32_t m, std::in
 }
 
 // The run timed by both engines, each completed; their records must be equal.
-std::vector<std::pair<std::string, nlohmann::json>> both_engines(const Program& p, const Machine& machine) {
+std::vector<std::pair<std::string, nlohmann::json>> both_engine_runs(const Program& p, const Machine& machine) {
   std::vector<std::pair<std::string, nlohmann::json>> runs{{"systemc", time_program(p, machine)},
                                                           {"event", time_program_event(p, machine)}};
   for (const auto& [engine, run] : runs) {
@@ -60,7 +60,7 @@ TEST_CASE("a 3-hop message: each hop adds the link latency and nothing else (cut
     Machine machine;
     machine.link_latency = d;
     const Program p = one_message(4, 3);
-    for (const auto& [engine, run] : both_engines(p, machine)) {
+    for (const auto& [engine, run] : both_engine_runs(p, machine)) {
       INFO(engine);
       // Word j leaves node 0 at j and is forwarded by nodes 1 and 2 in the cycle it reaches
       // them, so it lands at node 3 at j + 3d.
@@ -81,7 +81,7 @@ TEST_CASE("two messages contending for one link: whole messages, first to ask fi
   // M2 holds the link for cycles 0..7; M1's words wait in node 1's input buffer and follow
   // from cycle 8, one per cycle, never interleaved with M2's.
   const Program p = contending_pair();
-  for (const auto& [engine, run] : both_engines(p, Machine{})) {
+  for (const auto& [engine, run] : both_engine_runs(p, Machine{})) {
     INFO(engine);
     lands(run, p, 1, 1, 8);
     lands(run, p, 0, 9, 16);
@@ -102,7 +102,7 @@ TEST_CASE("a node's own message asks for its link when it is posted, not when it
   const Program p = late_posted_contender();
   Machine machine;
   machine.link_rate = {1, 2};
-  for (const auto& [engine, run] : both_engines(p, machine)) {
+  for (const auto& [engine, run] : both_engine_runs(p, machine)) {
     INFO(engine);
     CHECK(received(run, p, 1).last == 15);  // Mb1
     CHECK(received(run, p, 2).last == 31);  // Mb2
@@ -125,7 +125,7 @@ TEST_CASE("a message queued behind another asks from the cycle after that one's 
   for (const bool first_turns : {false, true}) {
     INFO((first_turns ? "T1 turns, T2 goes straight on" : "T1 goes straight on, T2 turns"));
     const Program p = turn_behind(first_turns);
-    for (const auto& [engine, run] : both_engines(p, Machine{})) {
+    for (const auto& [engine, run] : both_engine_runs(p, Machine{})) {
       INFO(engine);
       CHECK(received(run, p, 2).first == 1);  // X
       lands(run, p, 0, 9, 16);  // T1
@@ -142,7 +142,7 @@ TEST_CASE("a message blocked behind another in its input buffer cannot hold the 
   // input buffer only at 24 (after T1's last word), asks then, and follows Y: 24..31, landing
   // at 25..32.
   const Program p = blocked_head_of_line();
-  for (const auto& [engine, run] : both_engines(p, Machine{})) {
+  for (const auto& [engine, run] : both_engine_runs(p, Machine{})) {
     INFO(engine);
     lands(run, p, 0, 17, 24);  // T1
     lands(run, p, 4, 17, 24);  // Y
@@ -158,7 +158,7 @@ TEST_CASE("credits run out mid-route: with 1-word buffers every hop waits for it
   Machine machine;
   machine.link_buffer_words = 1;
   const Program p = one_message(3, 2);
-  for (const auto& [engine, run] : both_engines(p, machine)) {
+  for (const auto& [engine, run] : both_engine_runs(p, machine)) {
     INFO(engine);
     lands(run, p, 0, 2, 16);
     CHECK(run["total"] == 16);
@@ -170,7 +170,7 @@ TEST_CASE("ping-pong: a received word may be sent on in the cycle it lands", "[m
   // lands at node 1 at j + 1 (receive phase), leaves again in that cycle's send phase and
   // lands back at node 0 at j + 2.
   const Program p = ping_pong();
-  for (const auto& [engine, run] : both_engines(p, Machine{})) {
+  for (const auto& [engine, run] : both_engine_runs(p, Machine{})) {
     INFO(engine);
     lands(run, p, 0, 1, 8);
     lands(run, p, 1, 2, 9);
@@ -214,7 +214,7 @@ TEST_CASE("message start-up: paid once, at the source, with the link free meanwh
     // so word j lands at 5 + j + 3d, not 15 + j + 3d.
     for (const std::size_t hops : {std::size_t{1}, std::size_t{3}}) {
       const Program p = one_message(4, hops);
-      for (const auto& [engine, run] : both_engines(p, machine)) {
+      for (const auto& [engine, run] : both_engine_runs(p, machine)) {
         INFO(engine << ", " << hops << " hops");
         CHECK(sent(run, p, 0).first == 5);
         CHECK(sent(run, p, 0).last == 12);
@@ -227,7 +227,7 @@ TEST_CASE("message start-up: paid once, at the source, with the link free meanwh
   // 22..29) and M2 follows from 36 (landing at 37..44). Held during M2's start-up, the link
   // would have kept M1 waiting until 43.
   const Program p = startup_contender();
-  for (const auto& [engine, run] : both_engines(p, Machine{.message_startup = 20})) {
+  for (const auto& [engine, run] : both_engine_runs(p, Machine{.message_startup = 20})) {
     INFO(engine);
     lands(run, p, 0, 22, 29);
     lands(run, p, 1, 37, 44);
@@ -242,7 +242,7 @@ TEST_CASE("a wormhole deadlock: both engines report the stall, neither hangs", "
   // 8..15, so the receive takes all of them at 16. With 8 words each input buffer fills with
   // the previous node's message, which can move on only into the next buffer, just as full.
   const Program p = wormhole_ring();
-  for (const auto& [engine, run] : both_engines(p, Machine{.link_buffer_words = 16})) {
+  for (const auto& [engine, run] : both_engine_runs(p, Machine{.link_buffer_words = 16})) {
     INFO(engine);
     lands(run, p, 0, 16, 16);
     CHECK(run["total"] == 16);

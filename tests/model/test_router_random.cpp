@@ -17,11 +17,11 @@ using namespace torus::bench;
 
 namespace {
 
-struct Tally {
+struct EngineTally {
   std::size_t equal = 0, stalled = 0, routed = 0, ffts = 0;
 };
 
-void compare(std::uint64_t first, std::uint64_t count, Tally& tally) {
+void compare(std::uint64_t first, std::uint64_t count, EngineTally& tally) {
   for (std::uint64_t seed = first; seed < first + count; ++seed) {
     const RandomCase c = random_case(seed);
     INFO(c.summary << "\n" << format_text(c.program));
@@ -53,7 +53,7 @@ void compare(std::uint64_t first, std::uint64_t count, Tally& tally) {
 // Cases first .. first + count - 1; most must run to the end and route through other nodes,
 // or the sample checks little.
 void sample(std::uint64_t first, std::uint64_t count) {
-  Tally tally;
+  EngineTally tally;
   compare(first, count, tally);
   std::cout << "router cross-check: " << tally.equal << " equal, " << tally.stalled << " stalled in both, " << tally.routed
             << " with messages of more than one hop, " << tally.ffts << " with FFT tasks, of " << count << "\n";

@@ -20,7 +20,7 @@ using namespace torus;
 
 namespace {
 
-constexpr Cycle period_ticks = 1000;
+constexpr Cycle ticks_per_cycle = 1000;
 
 struct Log {
   std::vector<std::pair<Cycle, std::uint32_t>> runs;  // (cycle, sleeper) in the order they ran
@@ -44,7 +44,7 @@ struct Sleeper : sc_core::sc_module, Wakeable {
  private:
   void run() {
     calendar_.running(index_);
-    const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks;
+    const Cycle cycle = sc_core::sc_time_stamp().value() / ticks_per_cycle;
     log_.runs.emplace_back(cycle, index_);
     script_(calendar_, index_, cycle);
     next_trigger(wake_);
@@ -60,7 +60,7 @@ struct Sleeper : sc_core::sc_module, Wakeable {
 // once, at its start) and the hints asked.
 nlohmann::json simulate(std::size_t count, Cycle horizon, const Sleeper::Script& script) {
   return run_isolated([=] {
-    WakeCalendar calendar("calendar", period_ticks);
+    WakeCalendar calendar("calendar", ticks_per_cycle);
     Log log;
     log.hints.resize(count);
     std::vector<std::unique_ptr<Sleeper>> sleepers;
@@ -70,7 +70,7 @@ nlohmann::json simulate(std::size_t count, Cycle horizon, const Sleeper::Script&
       targets.push_back(sleepers.back().get());
     }
     calendar.attach(targets, sizeof(Sleeper));
-    sc_core::sc_start(sc_core::sc_time::from_value(horizon * period_ticks));
+    sc_core::sc_start(sc_core::sc_time::from_value(horizon * ticks_per_cycle));
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& [cycle, who] : log.runs)
       if (cycle > 0) runs.push_back({cycle, who});
@@ -117,9 +117,9 @@ struct NativeSleeper : sc_core::sc_module {
   sc_core::sc_event wake;
 
  private:
-  static sc_core::sc_time after(Cycle cycles) { return sc_core::sc_time::from_value(cycles * period_ticks); }
+  static sc_core::sc_time after(Cycle cycles) { return sc_core::sc_time::from_value(cycles * ticks_per_cycle); }
   void run() {
-    const Cycle cycle = sc_core::sc_time_stamp().value() / period_ticks;
+    const Cycle cycle = sc_core::sc_time_stamp().value() / ticks_per_cycle;
     runs_.emplace_back(cycle, index_);
     const Decision d = decide(index_, cycle, static_cast<std::uint32_t>(all_.size()));
     for (const auto& [who, at] : d.notify) all_[who]->wake.notify(after(at - cycle));
@@ -138,7 +138,7 @@ nlohmann::json simulate_native(std::uint32_t count, Cycle horizon) {
     Runs runs;
     std::vector<std::unique_ptr<NativeSleeper>> all;
     for (std::uint32_t i = 0; i < count; ++i) all.push_back(std::make_unique<NativeSleeper>(("native_" + std::to_string(i)).c_str(), i, all, runs));
-    sc_core::sc_start(sc_core::sc_time::from_value(horizon * period_ticks));
+    sc_core::sc_start(sc_core::sc_time::from_value(horizon * ticks_per_cycle));
     std::erase_if(runs, [](const auto& run) { return run.first == 0; });
     return nlohmann::json{{"runs", runs}};
   });

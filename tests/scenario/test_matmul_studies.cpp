@@ -21,20 +21,15 @@ using namespace torus;
 
 namespace {
 
-const std::string study = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/hypersystolic.yaml";
+const std::string hypersystolic_study = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/hypersystolic.yaml";
 const std::string stage_study = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/orbital-stage.yaml";
-
-int run(const std::string& arguments, const std::string& log) {
-  const int status = std::system((torus_sim_executable() + " " + arguments + " > " + log + " 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 }  // namespace
 
 TEST_CASE("the hyper-systolic study plans two algorithms, two mappings, four node counts at six machine points",
           "[scenario][sweep][matmul]") {
   TempDir dir;
-  CHECK(run("sweep " + study + " --dry-run", dir.file("plan.txt")) == 0);
+  CHECK(run_cli_to("sweep " + hypersystolic_study + " --dry-run", dir.file("plan.txt")) == 0);
   const std::string plan = file_bytes(dir.file("plan.txt"));
   INFO(plan);
   // 3 start-ups x 2 link rates x 4 arrays x 2 algorithms x 2 mappings.
@@ -47,12 +42,12 @@ TEST_CASE("a small variant of the hyper-systolic study runs golden-checked and t
           "[scenario][sweep][matmul]") {
   TempDir dir;
   // The study's own parameters with a shorter sweep: p = 4 and 16, start-up 400.
-  const std::string text = file_bytes(study);
+  const std::string text = file_bytes(hypersystolic_study);
   const std::string scenario = dir.file("s.yaml");
   std::ofstream(scenario) << text.substr(0, text.find("sweep:"))
                           << "sweep:\n  array: [2x2, 4x4]\n"
                              "  algorithm: [systolic_ring, hypersystolic]\n  hypersystolic_mapping: [ring, plane]\n";
-  const int code = run("sweep " + scenario + " -j 2 -p m=4 -p message_startup_cycles=400 --out " + dir.file("out"), dir.file("sweep.log"));
+  const int code = run_cli_to("sweep " + scenario + " -j 2 -p m=4 -p message_startup_cycles=400 --out " + dir.file("out"), dir.file("sweep.log"));
   INFO(file_bytes(dir.file("sweep.log")));
   REQUIRE(code == 0);
   std::map<std::string, long> cycles;  // "algorithm mapping array"
@@ -75,7 +70,7 @@ TEST_CASE("a small variant of the hyper-systolic study runs golden-checked and t
   // p = 16 with 400-cycle start-ups: 7 shift operations against 15 on the plane, 8 start-ups fewer
   // on the critical path; the phases overlap a little, so more than 7 of them show.
   CHECK(cycles["systolic_ring ring 4x4"] - cycles["hypersystolic plane 4x4"] > 7 * 400);
-  REQUIRE(run("report " + dir.file("out"), dir.file("report.log")) == 0);
+  REQUIRE(run_cli_to("report " + dir.file("out"), dir.file("report.log")) == 0);
   const std::string md = file_bytes(dir.file("out") + "/report.md");
   INFO(md);
   const std::string ring = std::to_string(cycles["systolic_ring ring 4x4"]);
@@ -92,7 +87,7 @@ TEST_CASE("one orbital stage (N = 16, 64 nodes) against the 256 x 16 x 16 produc
   TempDir dir;
   // The refused points (C and B stationary on 32x2 and 64x1: k = 16 is below lcm(Nr, Nc) or Nr)
   // make the sweep exit 2, an input problem.
-  CHECK(run("sweep " + stage_study + " -j 2 --out " + dir.file("out"), dir.file("sweep.log")) == 2);
+  CHECK(run_cli_to("sweep " + stage_study + " -j 2 --out " + dir.file("out"), dir.file("sweep.log")) == 2);
   std::map<std::string, long> cycles;  // "algorithm array", the points that ran
   std::map<std::string, std::string> chosen;
   std::ifstream rows(dir.file("out") + "/results.jsonl");
@@ -115,7 +110,7 @@ TEST_CASE("one orbital stage (N = 16, 64 nodes) against the 256 x 16 x 16 produc
   const auto fastest = std::min_element(cycles.begin(), cycles.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   CHECK(fastest->second == cycles["a_stationary 32x2"]);
   // The orbital transform's stages on the same 64 nodes and machine, each the same product.
-  REQUIRE(run("run --N 16 --P 4 --direction forward --engine event --report_json " + dir.file("orbital.json"), dir.file("run.log")) == 0);
+  REQUIRE(run_cli_to("run --N 16 --P 4 --direction forward --engine event --report_json " + dir.file("orbital.json"), dir.file("run.log")) == 0);
   std::ifstream orbital_file(dir.file("orbital.json"));
   const nlohmann::json stages = nlohmann::json::parse(orbital_file)["timing"]["stages"];
   REQUIRE(stages.size() == 3);

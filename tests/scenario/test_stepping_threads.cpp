@@ -16,7 +16,7 @@ using namespace torus;
 namespace {
 
 // The report without what describes the host (times, memory) or the engine's own effort.
-nlohmann::json machine_figures(nlohmann::json report) {
+nlohmann::json threadless_figures(nlohmann::json report) {
   for (const char* key : {"wall_seconds", "phase_seconds", "machine"}) report.erase(key);
   for (const char* host : {"simulation_seconds", "node_cycles_per_second", "peak_memory_bytes", "memory", "stepping_threads"})
     report["timing"].erase(host);
@@ -71,7 +71,7 @@ TEST_CASE("nodes stepped on several threads: every figure, bit and stall report 
       if (one.exit_code == 5) {
         CHECK(run.output == one.output);
       } else {
-        CHECK(machine_figures(run.report) == machine_figures(one.report));
+        CHECK(threadless_figures(run.report) == threadless_figures(one.report));
         // The threads asked for really stepped the nodes: else this compares one thread with itself.
         CHECK(run.report["timing"]["stepping_threads"] == threads);
       }

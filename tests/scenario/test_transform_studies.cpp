@@ -20,12 +20,7 @@ using namespace torus;
 
 namespace {
 
-const std::string study = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/orbital-vs-transpose.yaml";
-
-int run(const std::string& arguments, const std::string& log) {
-  const int status = std::system((torus_sim_executable() + " " + arguments + " > " + log + " 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+const std::string transpose_study = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/orbital-vs-transpose.yaml";
 
 // printf-style formatting of one number, as the report's Python formats it.
 std::string printed(const char* format, double value) {
@@ -45,7 +40,7 @@ struct Point {
 TEST_CASE("the orbital-vs-transpose study plans six algorithms, two local kernels, three N, eleven node counts at six machine points",
           "[scenario][sweep][transpose]") {
   TempDir dir;
-  CHECK(run("sweep " + study + " --dry-run", dir.file("plan.txt")) == 0);
+  CHECK(run_cli_to("sweep " + transpose_study + " --dry-run", dir.file("plan.txt")) == 0);
   const std::string plan = file_bytes(dir.file("plan.txt"));
   INFO(plan);
   CHECK_THAT(plan, Catch::Contains("2376 points to run") &&
@@ -55,7 +50,7 @@ TEST_CASE("the orbital-vs-transpose study plans six algorithms, two local kernel
 TEST_CASE("the N = 256 companion plans six algorithms on three node counts", "[scenario][sweep][transpose]") {
   TempDir dir;
   const std::string large = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/orbital-vs-transpose-large.yaml";
-  CHECK(run("sweep " + large + " --dry-run", dir.file("plan.txt")) == 0);
+  CHECK(run_cli_to("sweep " + large + " --dry-run", dir.file("plan.txt")) == 0);
   const std::string plan = file_bytes(dir.file("plan.txt"));
   INFO(plan);
   CHECK_THAT(plan, Catch::Contains("18 points to run") && Catch::Contains("algorithm=ring_block_fft nodes=512"));
@@ -65,7 +60,7 @@ TEST_CASE("the latency companion plans five algorithms on three node counts at e
           "[scenario][sweep][transpose]") {
   TempDir dir;
   const std::string latency = std::string(TORUS_SOURCE_DIR) + "/scenarios/studies/orbital-vs-transpose-latency.yaml";
-  CHECK(run("sweep " + latency + " --dry-run", dir.file("plan.txt")) == 0);
+  CHECK(run_cli_to("sweep " + latency + " --dry-run", dir.file("plan.txt")) == 0);
   const std::string plan = file_bytes(dir.file("plan.txt"));
   INFO(plan);
   // 2 link latencies x 2 start-ups x 2 fma latencies x 5 algorithms x 3 node counts.
@@ -76,14 +71,14 @@ TEST_CASE("the latency companion plans five algorithms on three node counts at e
 TEST_CASE("a tiny orbital-vs-transpose sweep: refusals with their reason, crossover and time tables from its rows",
           "[scenario][sweep][transpose][report]") {
   TempDir dir;
-  const std::string text = file_bytes(study);
+  const std::string text = file_bytes(transpose_study);
   const std::string scenario = dir.file("s.yaml");
   std::ofstream(scenario) << text.substr(0, text.find("sweep:"))
                           << "sweep:\n  link_words_per_cycle: [1/8, 4]\n  N: [8]\n"
                              "  algorithm: [orbital, orbital_local_coefficients, slab_fft, pencil_fft]\n  nodes: [2, 8, 16]\n";
   // The study says values off; the variant golden-checks every point that runs. Refused points
   // make the sweep exit 2, their class (an input problem).
-  REQUIRE(run("sweep " + scenario + " -j 2 -p values=on --out " + dir.file("out"), dir.file("sweep.log")) == 2);
+  REQUIRE(run_cli_to("sweep " + scenario + " -j 2 -p values=on --out " + dir.file("out"), dir.file("sweep.log")) == 2);
   // The progress line counts the refusals apart from failures: orbital on 2 and 16 nodes and
   // slab_fft on 16, at both link speeds.
   CHECK_THAT(file_bytes(dir.file("sweep.log")), Catch::Contains("24/24 points") && Catch::Contains("0 failed, 6 refused"));
@@ -116,7 +111,7 @@ TEST_CASE("a tiny orbital-vs-transpose sweep: refusals with their reason, crosso
     for (const std::string a : {"orbital_local_coefficients", "slab_fft", "pencil_fft"}) CHECK(at[link + " " + a + " 8"].status == "ok");
   }
 
-  REQUIRE(run("report " + dir.file("out"), dir.file("report.log")) == 0);
+  REQUIRE(run_cli_to("report " + dir.file("out"), dir.file("report.log")) == 0);
   const std::string md = file_bytes(dir.file("out") + "/report.md");
   INFO(md);
   CHECK_THAT(md, Catch::Contains("## Transform algorithms on the same machine") && Catch::Contains("refused by their algorithm"));
@@ -171,7 +166,7 @@ TEST_CASE("the anchor studies plan their machine points: Anton, the wafer, the T
            {"anchor-wafer-pencil.yaml", "16 points to run"}, {"anchor-tpu.yaml", "24 points to run"},
            {"ape100-fft.yaml", "16 points to run, 0 combinations dropped"}}) {
     INFO(file);
-    CHECK(run("sweep " + base + file + " --dry-run", dir.file("plan.txt")) == 0);
+    CHECK(run_cli_to("sweep " + base + file + " --dry-run", dir.file("plan.txt")) == 0);
     CHECK_THAT(file_bytes(dir.file("plan.txt")), Catch::Contains(expected));
   }
 }
@@ -179,12 +174,12 @@ TEST_CASE("the anchor studies plan their machine points: Anton, the wafer, the T
 TEST_CASE("published anchors of the swept size are named beside the time table and anchor_match reads one off by name",
           "[scenario][sweep][transpose][report]") {
   TempDir dir;
-  const std::string text = file_bytes(study);
+  const std::string text = file_bytes(transpose_study);
   const std::string scenario = dir.file("s.yaml");
   std::ofstream(scenario) << text.substr(0, text.find("sweep:"))
                           << "sweep:\n  N: [32]\n  algorithm: [orbital_local_coefficients, slab_fft]\n  nodes: [2]\n";
-  REQUIRE(run("sweep " + scenario + " -j 2 --out " + dir.file("out"), dir.file("sweep.log")) == 0);
-  REQUIRE(run("report " + dir.file("out"), dir.file("report.log")) == 0);
+  REQUIRE(run_cli_to("sweep " + scenario + " -j 2 --out " + dir.file("out"), dir.file("sweep.log")) == 0);
+  REQUIRE(run_cli_to("report " + dir.file("out"), dir.file("report.log")) == 0);
   const std::string md = file_bytes(dir.file("out") + "/report.md");
   INFO(md);
   // N = 32: Anton's 32^3 (3.7 us on 512 nodes) and no other anchor; the anchors of other sizes stay out.
@@ -207,10 +202,10 @@ TEST_CASE("published anchors of the swept size are named beside the time table a
 TEST_CASE("a report of more than 300 points leaves out the per-point breakdown bars and renders the rest",
           "[scenario][report]") {
   TempDir dir;
-  const std::string text = file_bytes(study);
+  const std::string text = file_bytes(transpose_study);
   const std::string scenario = dir.file("s.yaml");
   std::ofstream(scenario) << text.substr(0, text.find("sweep:")) << "sweep:\n  N: [8]\n  algorithm: [slab_fft]\n  nodes: [2]\n";
-  REQUIRE(run("sweep " + scenario + " --out " + dir.file("out"), dir.file("sweep.log")) == 0);
+  REQUIRE(run_cli_to("sweep " + scenario + " --out " + dir.file("out"), dir.file("sweep.log")) == 0);
   // 301 copies of the one point, as a large sweep would leave them (the bars' figure would be
   // wider than a PNG may be at some 1,700 points).
   nlohmann::json row = nlohmann::json::parse(file_bytes(dir.file("out") + "/results.jsonl"));
@@ -224,7 +219,7 @@ TEST_CASE("a report of more than 300 points leaves out the per-point breakdown b
     std::ofstream(dir.file("out") + name) << point;
   }
   rows.close();
-  REQUIRE(run("report " + dir.file("out"), dir.file("report.log")) == 0);
+  REQUIRE(run_cli_to("report " + dir.file("out"), dir.file("report.log")) == 0);
   CHECK(std::filesystem::exists(dir.file("out") + "/report.html"));
   CHECK(!std::filesystem::exists(dir.file("out") + "/plots/breakdown.png"));
   CHECK_THAT(file_bytes(dir.file("out") + "/report.md"), Catch::Contains("301 point(s)"));
