@@ -8,6 +8,7 @@
 #include <limits>
 #include <regex>
 
+#include "tests/address_sanitizer.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/npy_bytes.hpp"
 
@@ -172,15 +173,6 @@ TEST_CASE("operands whose product overflows are an input problem, not a mismatch
   CHECK_THAT(single.output, Catch::Contains("input: the golden product of this input overflows the working precision (element (0,0,0)") &&
                                 Catch::Contains("allowed: operands whose product stays within the range of float (3.4e38)"));
 }
-
-// gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool built_with_address_sanitizer = true;
-#elif defined(__has_feature)
-constexpr bool built_with_address_sanitizer = __has_feature(address_sanitizer);
-#else
-constexpr bool built_with_address_sanitizer = false;
-#endif
 
 TEST_CASE("an input file too big for max_memory is refused before it is read", "[scenario][cli][memory]") {
   TempDir dir;

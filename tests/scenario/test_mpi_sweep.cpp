@@ -13,6 +13,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "tests/address_sanitizer.hpp"
 #include "tests/background_job.hpp"
 #include "tests/cli_runner.hpp"
 
@@ -23,10 +24,14 @@ namespace {
 // 20 points of a few milliseconds each.
 constexpr const char* tiny_sweep =
     "N: 4\nP: 2\nengine: event\ndirection: forward\nsweep:\n  seed: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n  fma_latency: [1, 4]\n";
-// 20 points of about 0.15 s each: long enough to be caught running. Fast-forward off: every
-// node steps every cycle, so a point's time does not shrink with what fast-forward skips.
-constexpr const char* slow_sweep =
-    "N: 16\nP: 2\ndirection: forward\nfast_forward: off\nsweep:\n  link_words_per_cycle: [1/60, 1/63, 1/66, 1/69, 1/72]\n"
+// 20 points of about a quarter of a second each (0.24 s for the first): long enough to be
+// caught running. Fast-forward off: every node steps every cycle, so a point's time does not
+// shrink with what fast-forward skips. AddressSanitizer's build runs them 16 times slower (3.8 s
+// for the first point), so there N = 8 (8.6 times fewer cycles, 0.44 s) keeps these tests from
+// taking minutes.
+const std::string slow_sweep =
+    std::string(built_with_address_sanitizer ? "N: 8\n" : "N: 16\n") +
+    "P: 2\ndirection: forward\nfast_forward: off\nsweep:\n  link_words_per_cycle: [1/60, 1/63, 1/66, 1/69, 1/72]\n"
     "  fma_latency: [1, 2, 3, 4]\n";
 
 std::string write_scenario(const TempDir& dir, const std::string& text) {
