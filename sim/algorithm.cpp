@@ -11,7 +11,7 @@
 namespace torus {
 namespace {
 
-const Registry<Algorithm>& registry() {
+const Registry<Algorithm>& transform_algorithms() {
   static const Registry<Algorithm> table("algorithm", {{"orbital", make_orbital},
                                                       {"orbital_local_coefficients", make_orbital_local_coefficients},
                                                       {"slab_fft", make_slab_fft},
@@ -55,8 +55,8 @@ bool times_translation_quotient(const RunConfig& run, const MachineConfig& machi
          make_algorithm(run.algorithm)->translation_invariant(problem_of(run));
 }
 
-std::vector<std::string> algorithm_names() { return registry().names(); }
+std::vector<std::string> algorithm_names() { return transform_algorithms().names(); }
 
-std::unique_ptr<Algorithm> make_algorithm(const std::string& name) { return registry().make(name); }
+std::unique_ptr<Algorithm> make_algorithm(const std::string& name) { return transform_algorithms().make(name); }
 
 }  // namespace torus

@@ -9,7 +9,7 @@
 namespace torus {
 namespace {
 
-std::size_t index_of(const Extents3& e, std::size_t i, std::size_t j, std::size_t k) { return i + e[0] * (j + e[1] * k); }
+std::size_t linear_index(const Extents3& e, std::size_t i, std::size_t j, std::size_t k) { return i + e[0] * (j + e[1] * k); }
 
 // Calls f(block, offset in the block, offset in the whole array) for every word of the
 // `count` slices of `whole` cut along `cut` (1..3).
@@ -24,7 +24,7 @@ void for_each_slice_word(const Extents3& whole, int cut, std::uint32_t count, F 
         for (std::size_t i = 0; i < slice[0]; ++i) {
           Extents3 at{i, j, k};
           at[c] += b * slice[c];
-          f(b, index_of(slice, i, j, k), index_of(whole, at[0], at[1], at[2]));
+          f(b, linear_index(slice, i, j, k), linear_index(whole, at[0], at[1], at[2]));
         }
 }
 
@@ -100,7 +100,7 @@ void FftPlan<T>::run(const std::vector<const T*>& inputs, const std::vector<T*>&
     for (std::size_t k = 0; k < (a == 2 ? 1 : e[2]); ++k)
       for (std::size_t j = 0; j < (a == 1 ? 1 : e[1]); ++j)
         for (std::size_t i = 0; i < (a == 0 ? 1 : e[0]); ++i) {
-          const std::size_t first = index_of(e, i, j, k);
+          const std::size_t first = linear_index(e, i, j, k);
           for (std::size_t t = 0; t < n; ++t) line[t] = whole[first + t * stride];
           fft_line(line.data(), n, twiddles_, spec_.scale);
           for (std::size_t t = 0; t < n; ++t) whole[first + t * stride] = line[t];

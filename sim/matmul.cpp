@@ -13,7 +13,7 @@
 namespace torus {
 namespace {
 
-const Registry<MatmulAlgorithm>& registry() {
+const Registry<MatmulAlgorithm>& matmul_algorithms() {
   static const Registry<MatmulAlgorithm> table(
       "algorithm", {{"systolic", make_systolic}, {"systolic_ring", make_systolic_ring}, {"hypersystolic", make_hypersystolic},
                     {"a_stationary", make_a_stationary}, {"b_stationary", make_b_stationary}, {"auto", make_auto_matmul}});
@@ -24,8 +24,8 @@ std::size_t as_size(std::int32_t i) { return static_cast<std::size_t>(i); }
 
 }  // namespace
 
-std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name) { return registry().make(name); }
-std::vector<std::string> matmul_algorithm_names() { return registry().names(); }
+std::unique_ptr<MatmulAlgorithm> make_matmul_algorithm(const std::string& name) { return matmul_algorithms().make(name); }
+std::vector<std::string> matmul_algorithm_names() { return matmul_algorithms().names(); }
 
 void require_on_array(const MatmulProblem& problem, const std::string& algorithm, std::size_t k_least,
                       const std::string& k_text, const std::string& rings) {

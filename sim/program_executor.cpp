@@ -21,8 +21,6 @@ namespace torus {
 namespace {
 
 // What the ProgramMachine keeps of each node besides its buffers: sim/program_executor_nodes.hpp.
-using executor::none;
-using executor::NodeState;
 
 // The tag of a buffer nothing has written yet.
 constexpr DataTag no_tag{std::numeric_limits<std::uint16_t>::max(), {0, 0, 0}};
@@ -30,7 +28,7 @@ constexpr DataTag no_tag{std::numeric_limits<std::uint16_t>::max(), {0, 0, 0}};
 // A message between its send and its receive: the sender copies its words in, the receiver
 // takes them when it next touches the buffer its receive names (at once if already sent).
 template <class T>
-struct MessageState {
+struct MessageInFlight {
   std::vector<T> payload;
   DataTag tag = no_tag;  // what the sender's buffer held
   bool dropped = false;  // its receive keeps no words
@@ -56,9 +54,9 @@ class ProgramMachine {
           nodes_[n].error = e.what();
         }
       });
-      for (const NodeState& node : nodes_)
+      for (const executor::NodeState& node : nodes_)
         if (!node.error.empty()) throw std::logic_error(node.error);
-      if (std::all_of(nodes_.begin(), nodes_.end(), [](const NodeState& node) { return node.done; })) break;
+      if (std::all_of(nodes_.begin(), nodes_.end(), [](const executor::NodeState& node) { return node.done; })) break;
       if (!progressed.load()) throw std::logic_error(executor::deadlock(p_, nodes_));
     }
     return finish();
@@ -95,13 +93,13 @@ class ProgramMachine {
       first_buffer_[n + 1] = first_buffer_[n] + p_.nodes[n].buffers.size();
     }
     tag_.assign(first_buffer_.back(), no_tag);
-    pending_.assign(first_buffer_.back(), none);
-    nodes_.assign(p_.nodes.size(), NodeState{});
-    for (NodeState& node : nodes_) node.counts.assign(p_.transforms.size(), fresh_execution_counts());
-    messages_.assign(p_.messages.size(), MessageState<T>{});
+    pending_.assign(first_buffer_.back(), executor::none);
+    nodes_.assign(p_.nodes.size(), executor::NodeState{});
+    for (executor::NodeState& node : nodes_) node.counts.assign(p_.transforms.size(), fresh_execution_counts());
+    messages_.assign(p_.messages.size(), MessageInFlight<T>{});
     for (const FftSpec& f : p_.ffts) plans_.emplace_back(f);  // throws for a real element type
     sent_pass_ = std::make_unique<std::atomic<std::uint32_t>[]>(p_.messages.size());
-    for (std::size_t m = 0; m < p_.messages.size(); ++m) sent_pass_[m].store(none);
+    for (std::size_t m = 0; m < p_.messages.size(); ++m) sent_pass_[m].store(executor::none);
     for (const NodeProgram& node : p_.nodes)
       for (const Task& t : node.tasks)
         if (t.kind == TaskKind::Receive && t.buffer == no_buffer) messages_[t.message].dropped = true;
@@ -110,7 +108,7 @@ class ProgramMachine {
   // ---- the task loop ----
   // Runs node n until it blocks or ends; true when it executed a task or finished.
   bool advance(std::size_t n) {
-    NodeState& node = nodes_[n];
+    executor::NodeState& node = nodes_[n];
     const std::vector<Task>& tasks = p_.nodes[n].tasks;
     bool progressed = false;
     while (node.pc < tasks.size()) {
@@ -165,7 +163,7 @@ class ProgramMachine {
   // A buffer with a posted receive whose message is not sent yet cannot be touched.
   bool ready(std::size_t n, std::uint32_t buffer) {
     const std::uint32_t message = pending_[first_buffer_[n] + buffer];
-    if (message == none) return true;
+    if (message == executor::none) return true;
     if (visible(message)) {
       take(n, buffer, message);
       return true;
@@ -217,7 +215,7 @@ class ProgramMachine {
   bool send(std::size_t n, const Task& task) {
     if (!ready(n, task.buffer)) return false;
     const std::vector<T>& words = result_.buffers[n][task.buffer];
-    MessageState<T>& m = messages_[task.message];
+    MessageInFlight<T>& m = messages_[task.message];
     m.tag = tag_[first_buffer_[n] + task.buffer];
     const std::size_t count = p_.messages[task.message].words;  // the block's words lead the buffer
     if (!m.dropped) m.payload.assign(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(count));
@@ -241,7 +239,7 @@ class ProgramMachine {
   // Message `id` lands in node n's buffer: when it fills the buffer its words' storage is
   // swapped in and the old freed; a smaller block is copied into the buffer's first words.
   void take(std::size_t n, std::uint32_t buffer, std::uint32_t id) {
-    MessageState<T>& m = messages_[id];
+    MessageInFlight<T>& m = messages_[id];
     std::vector<T>& into = result_.buffers[n][buffer];
     if (m.taken) throw std::logic_error(fmt::format("{}: message {} arrives twice", where(n, nodes_[n].pc), id));
     if (into.size() < m.payload.size())
@@ -252,12 +250,12 @@ class ProgramMachine {
     std::vector<T>().swap(m.payload);
     m.taken = true;
     tag_[first_buffer_[n] + buffer] = m.tag;
-    pending_[first_buffer_[n] + buffer] = none;
+    pending_[first_buffer_[n] + buffer] = executor::none;
   }
 
   // At the end of its list a node waits for every receive it posted.
   bool drained(std::size_t n) {
-    NodeState& node = nodes_[n];
+    executor::NodeState& node = nodes_[n];
     for (std::uint32_t b = 0; b < p_.nodes[n].buffers.size(); ++b)
       if (!ready(n, b)) return false;
     std::erase_if(node.dropped, [&](std::uint32_t m) { return visible(m); });
@@ -285,8 +283,8 @@ class ProgramMachine {
   std::vector<std::size_t> first_buffer_;  // flat buffer index of each node's buffer 0
   std::vector<DataTag> tag_;               // per flat buffer: the block it holds
   std::vector<std::uint32_t> pending_;     // per flat buffer: posted receive not yet taken
-  std::vector<NodeState> nodes_;
-  std::vector<MessageState<T>> messages_;
+  std::vector<executor::NodeState> nodes_;
+  std::vector<MessageInFlight<T>> messages_;
   std::vector<FftPlan<T>> plans_;          // per Program::ffts
   std::unique_ptr<std::atomic<std::uint32_t>[]> sent_pass_;  // per message: the pass it was sent in, or none
   std::uint32_t pass_ = 0;

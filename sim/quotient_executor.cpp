@@ -20,7 +20,6 @@
 namespace torus {
 namespace {
 
-
 template <class T>
 struct NodeWork {
   std::vector<std::vector<T>> spare;       // storage for payloads, reused

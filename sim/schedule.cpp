@@ -106,7 +106,7 @@ std::string format_text(const Schedule& schedule) {
 
 namespace {
 
-nlohmann::json node_json(const NodeCoord& n) { return {n.q, n.r, n.s}; }
+nlohmann::json coord_json(const NodeCoord& n) { return {n.q, n.r, n.s}; }
 nlohmann::json block_json(const BlockId& b) {
   return {{"kind", to_string(b.kind)},
           {"index", is_coefficient(b.kind) ? nlohmann::json{b.index[0], b.index[1]}
@@ -114,7 +114,7 @@ nlohmann::json block_json(const BlockId& b) {
 }
 nlohmann::json placements_json(const std::vector<Placement>& placements) {
   nlohmann::json out = nlohmann::json::array();
-  for (const Placement& p : placements) out.push_back({{"node", node_json(p.node)}, {"block", block_json(p.block)}});
+  for (const Placement& p : placements) out.push_back({{"node", coord_json(p.node)}, {"block", block_json(p.block)}});
   return out;
 }
 
@@ -138,7 +138,7 @@ nlohmann::json to_json(const Schedule& schedule) {
     for (const ScheduleStep& step : stage.steps) {
       nlohmann::json st{{"ops", nlohmann::json::array()}, {"rolls", nlohmann::json::array()}};
       for (const BlockMultiplyAdd& op : step.ops)
-        st["ops"].push_back({{"node", node_json(op.node)}, {"accumulator", block_json(op.accumulator)},
+        st["ops"].push_back({{"node", coord_json(op.node)}, {"accumulator", block_json(op.accumulator)},
                              {"operand", block_json(op.operand)}, {"coefficient", block_json(op.coefficient)},
                              {"mode", op.mode}});
       for (const Roll& roll : step.rolls)

@@ -9,7 +9,7 @@
 namespace torus {
 namespace {
 
-std::size_t index_of(const Settings& values, const std::string& key) {
+std::size_t setting_index(const Settings& values, const std::string& key) {
   const auto at = std::find_if(values.begin(), values.end(), [&](const auto& kv) { return kv.first == key; });
   if (at == values.end()) throw std::logic_error("sweep: no parameter '" + key + "'");
   return static_cast<std::size_t>(at - values.begin());
@@ -46,9 +46,9 @@ SweepPlan::SweepPlan(const std::string& scenario_path, const Settings& overrides
   for (const SweepAxis& axis : scenario.sweep) {
     const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const auto& kv) { return kv.first == axis.key; });
     if (overridden)
-      warn("-p " + axis.key + "=" + base_[index_of(base_, axis.key)].second + " overrides the swept parameter " + axis.key +
+      warn("-p " + axis.key + "=" + base_[setting_index(base_, axis.key)].second + " overrides the swept parameter " + axis.key +
            ": its " + std::to_string(axis.values.size()) + " values in the scenario are not used");
-    axes_.push_back({index_of(base_, axis.key), as_read_back(axis), overridden});
+    axes_.push_back({setting_index(base_, axis.key), as_read_back(axis), overridden});
   }
   keep_whole_blocks(scenario.sweep_uneven);
   if (kept_.empty())
@@ -62,7 +62,7 @@ SweepPlan::SweepPlan(const std::string& scenario_path, const Settings& overrides
 void SweepPlan::keep_whole_blocks(bool keep_uneven) {
   std::vector<std::size_t> digit(axes_.size(), 0);
   const auto value = [&](const char* key) {
-    const std::size_t parameter = index_of(base_, key);
+    const std::size_t parameter = setting_index(base_, key);
     for (std::size_t a = 0; a < axes_.size(); ++a)
       if (axes_[a].parameter == parameter && !axes_[a].overridden) return axes_[a].values[digit[a]];
     return base_[parameter].second;

@@ -23,7 +23,7 @@ using namespace torus;
 
 namespace {
 
-struct Shape {
+struct ScheduleShape {
   std::size_t n;
   int p;
 };
@@ -54,7 +54,7 @@ RoundTrip<T> run_round_trip(const Tensor3<T>& x, const std::array<Matrix<T>, 3>&
 // Runs forward then inverse through the executor and checks each against golden, the round
 // trip against x, and the counts against those the paper derives.
 template <class T>
-Worst check_transform(const std::string& spec, Shape shape, const SchedulingVector& alpha) {
+Worst check_transform(const std::string& spec, ScheduleShape shape, const SchedulingVector& alpha) {
   const AxisTransforms transforms = parse_axis_transforms(spec, {});
   std::array<Matrix<T>, 3> c, d;
   std::vector<double> defects;
@@ -103,12 +103,12 @@ Worst check_transform(const std::string& spec, Shape shape, const SchedulingVect
   return {fe.max_rel_error, ie.max_rel_error, rt.max_rel_error};
 }
 
-const std::vector<Shape>& general_shapes() {
-  static const std::vector<Shape> shapes = {{4, 1}, {4, 4}, {4, 2}, {6, 3}, {8, 4}, {10, 5}, {12, 4}, {15, 5}, {5, 5}, {6, 2}};
+const std::vector<ScheduleShape>& general_shapes() {
+  static const std::vector<ScheduleShape> shapes = {{4, 1}, {4, 4}, {4, 2}, {6, 3}, {8, 4}, {10, 5}, {12, 4}, {15, 5}, {5, 5}, {6, 2}};
   return shapes;
 }
-const std::vector<Shape>& power_of_two_shapes() {
-  static const std::vector<Shape> shapes = {{4, 1}, {4, 4}, {4, 2}, {8, 4}, {8, 2}, {16, 4}};
+const std::vector<ScheduleShape>& power_of_two_shapes() {
+  static const std::vector<ScheduleShape> shapes = {{4, 1}, {4, 4}, {4, 2}, {8, 4}, {8, 2}, {16, 4}};
   return shapes;
 }
 
@@ -118,7 +118,7 @@ void check_all(const std::string& transform) {
   const auto& shapes = transform == "wht" ? power_of_two_shapes() : general_shapes();
   Worst worst;
   for (const SchedulingVector& alpha : all_scheduling_vectors())
-    for (const Shape& shape : shapes) {
+    for (const ScheduleShape& shape : shapes) {
       const Worst w = check_transform<T>(transform, shape, alpha);
       worst = {std::max(worst.forward, w.forward), std::max(worst.inverse, w.inverse),
                std::max(worst.round_trip, w.round_trip)};

@@ -22,20 +22,20 @@ namespace {
 
 using D = TransformDirection;
 
-struct Shape {
+struct LocalShape {
   Extents3 n;
   std::array<std::size_t, 3> p;
 };
 
 // The shapes of the issue: cubes and not, P_a = 1, uneven blocks.
-const std::vector<Shape>& shapes() {
-  static const std::vector<Shape> all = {{{4, 6, 8}, {2, 3, 4}}, {{8, 4, 3}, {4, 2, 1}}, {{6, 6, 10}, {3, 3, 5}},
+const std::vector<LocalShape>& local_shapes() {
+  static const std::vector<LocalShape> all = {{{4, 6, 8}, {2, 3, 4}}, {{8, 4, 3}, {4, 2, 1}}, {{6, 6, 10}, {3, 3, 5}},
                                          {{10, 10, 10}, {4, 3, 2}}, {{7, 9, 11}, {2, 2, 3}}, {{5, 5, 5}, {1, 1, 1}},
                                          {{3, 5, 4}, {1, 5, 2}}};
   return all;
 }
 
-TransformProblem problem(const Shape& s, const std::string& alpha, std::vector<D> directions) {
+TransformProblem local_problem(const LocalShape& s, const std::string& alpha, std::vector<D> directions) {
   return {{static_cast<int>(s.p[0]), static_cast<int>(s.p[1]), static_cast<int>(s.p[2])}, BlockGrid::make(s.n, s.p),
           SchedulingVector::parse(alpha), std::move(directions)};
 }
@@ -43,10 +43,10 @@ TransformProblem problem(const Shape& s, const std::string& alpha, std::vector<D
 
 // A round trip through the executor, each transform golden-checked against what went in.
 template <class T>
-void check_round_trip(const Shape& s, const std::string& spec, const std::string& alpha) {
+void check_local_round_trip(const LocalShape& s, const std::string& spec, const std::string& alpha) {
   INFO("N=" << extents_text(s.n) << " P=" << s.p[0] << "x" << s.p[1] << "x" << s.p[2] << " " << spec << " alpha " << alpha);
   const auto local = make_algorithm("orbital_local_coefficients");
-  const TransformProblem pr = problem(s, alpha, {D::Forward, D::Inverse});
+  const TransformProblem pr = local_problem(s, alpha, {D::Forward, D::Inverse});
   const Program program = local->build(pr);
   const ProgramVerification verified = verify_program(program);
   INFO((verified.ok() ? "" : to_string(program, verified.violations.front())));
@@ -78,26 +78,26 @@ void check_round_trip(const Shape& s, const std::string& spec, const std::string
 }  // namespace
 
 TEST_CASE("local coefficients: every shape, real transforms, round trips golden-checked and proved", "[local][executor]") {
-  for (const Shape& s : shapes())
-    for (const std::string alpha : {"+++", "-+-", "+--"}) check_round_trip<double>(s, "dct,dst,dht", alpha);
-  check_round_trip<float>(shapes()[1], "dct", "---");
-  check_round_trip<double>({{8, 4, 2}, {2, 4, 1}}, "wht", "-++");
-  check_round_trip<double>({{4, 4, 4}, {2, 2, 2}}, "identity,dct,wht", "++-");
+  for (const LocalShape& s : local_shapes())
+    for (const std::string alpha : {"+++", "-+-", "+--"}) check_local_round_trip<double>(s, "dct,dst,dht", alpha);
+  check_local_round_trip<float>(local_shapes()[1], "dct", "---");
+  check_local_round_trip<double>({{8, 4, 2}, {2, 4, 1}}, "wht", "-++");
+  check_local_round_trip<double>({{4, 4, 4}, {2, 2, 2}}, "identity,dct,wht", "++-");
 }
 
 TEST_CASE("local coefficients: the DFT, complex data, every shape", "[local][executor]") {
-  for (const Shape& s : shapes()) check_round_trip<std::complex<double>>(s, "dft", "+-+");
-  check_round_trip<std::complex<float>>(shapes()[4], "dft,dct,dft", "-+-");
+  for (const LocalShape& s : local_shapes()) check_local_round_trip<std::complex<double>>(s, "dft", "+-+");
+  check_local_round_trip<std::complex<float>>(local_shapes()[4], "dft,dct,dft", "-+-");
 }
 
 TEST_CASE("local coefficients: node (Q,R,S) starts with input block (Q,R,S) and ends with output block (Q,R,S)",
           "[local][executor]") {
-  const Shape s{{7, 9, 11}, {2, 2, 3}};
+  const LocalShape s{{7, 9, 11}, {2, 2, 3}};
   const Tensor3<double> x = random_tensor<double>(s.n, 4);
   std::array<Matrix<double>, 3> id;
   for (std::size_t a = 0; a < 3; ++a) id[a] = Matrix<double>::Identity(static_cast<Eigen::Index>(s.n[a]), static_cast<Eigen::Index>(s.n[a]));
   for (const std::string alpha : {"+++", "---"}) {
-    const Program program = make_algorithm("orbital_local_coefficients")->build(problem(s, alpha, {D::Forward}));
+    const Program program = make_algorithm("orbital_local_coefficients")->build(local_problem(s, alpha, {D::Forward}));
     const ProgramResult<double> result = execute_program(program, HostData<double>{x, {id}, {}});
     std::vector<OutputBlock> layout;
     CHECK(result.gather(program, "forward", &layout) == x);  // identity: every value in place
@@ -109,7 +109,7 @@ TEST_CASE("local coefficients: node (Q,R,S) starts with input block (Q,R,S) and 
 }
 
 TEST_CASE("local coefficients: its own proofs catch a broken Program", "[local][errors]") {
-  const Program good = make_algorithm("orbital_local_coefficients")->build(problem({{4, 6, 8}, {2, 3, 4}}, "+++", {D::Forward}));
+  const Program good = make_algorithm("orbital_local_coefficients")->build(local_problem({{4, 6, 8}, {2, 3, 4}}, "+++", {D::Forward}));
   REQUIRE(prove_local_coefficients(good).ok());
   // The detail (blocks read and written) of a node's compute.
   const auto first_compute = [](Program& p, std::size_t node, std::uint32_t stage, std::uint32_t step) -> TaskDetail& {

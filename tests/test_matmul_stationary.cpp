@@ -19,12 +19,12 @@ namespace {
 // The size of block i of `total` cut into `parts` (the first total mod parts one larger).
 std::size_t part(std::size_t i, std::size_t total, std::size_t parts) { return total / parts + (i < total % parts ? 1 : 0); }
 
-struct Shape {
+struct ArrayShape {
   int rows, columns;
   std::size_t m, k, n;
 };
 
-const std::vector<Shape> shapes{{2, 2, 8, 8, 8},  {2, 3, 7, 13, 5}, {3, 2, 9, 10, 6}, {1, 4, 3, 9, 8},  {4, 1, 5, 7, 3},
+const std::vector<ArrayShape> array_shapes{{2, 2, 8, 8, 8},  {2, 3, 7, 13, 5}, {3, 2, 9, 10, 6}, {1, 4, 3, 9, 8},  {4, 1, 5, 7, 3},
                                 {2, 4, 8, 8, 8},  {4, 2, 9, 11, 7}, {3, 5, 6, 31, 10}, {1, 1, 2, 3, 4}, {4, 4, 17, 9, 13}};
 
 // The words node (s, r) sends when spreading: the blocks f of its line's reduce-axis cut whose
@@ -54,7 +54,7 @@ struct Roles {
 TEST_CASE("a_stationary: Nc steps, B spread down the columns (Nr - 1 hops a block), Nc - 1 reduction shifts of C, "
           "b_stationary the same with rows and columns, A and B exchanged", "[sim][matmul]") {
   for (const Roles roles : {Roles{"a_stationary", true}, Roles{"b_stationary", false}})
-    for (const Shape& c : shapes) {
+    for (const ArrayShape& c : array_shapes) {
       INFO(roles.algorithm << " " << c.rows << "x" << c.columns << " m=" << c.m << " k=" << c.k << " n=" << c.n);
       const Program program = make_matmul_algorithm(roles.algorithm)->build(torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n));
       REQUIRE(verify_program(program, 1).ok());
@@ -89,7 +89,7 @@ TEST_CASE("a_stationary: Nc steps, B spread down the columns (Nr - 1 hops a bloc
 TEST_CASE("stationary algorithms: words per node are the paper's k n (Nr - 1) / N and m n (Nc - 1) / N (A stationary, "
           "B stationary m k (Nc - 1) / N and m n (Nr - 1) / N) when the cuts are even and the spread's line divides the "
           "reduction's", "[sim][matmul]") {
-  for (const Shape& c : std::vector<Shape>{{2, 4, 8, 8, 8}, {4, 8, 16, 32, 64}, {2, 2, 4, 6, 8}, {1, 4, 4, 8, 8}, {3, 6, 6, 12, 12}}) {
+  for (const ArrayShape& c : std::vector<ArrayShape>{{2, 4, 8, 8, 8}, {4, 8, 16, 32, 64}, {2, 2, 4, 6, 8}, {1, 4, 4, 8, 8}, {3, 6, 6, 12, 12}}) {
     INFO(c.rows << "x" << c.columns);
     const auto nr = static_cast<std::size_t>(c.rows), nc = static_cast<std::size_t>(c.columns), nodes = nr * nc;
     const MatmulCounts a = count_matmul(make_matmul_algorithm("a_stationary")->build(torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n)));
@@ -105,7 +105,7 @@ TEST_CASE("stationary algorithms: words per node are the paper's k n (Nr - 1) / 
 TEST_CASE("stationary algorithms through the functional engine equal Eigen's product for every element type",
           "[sim][matmul][golden]") {
   for (const char* algorithm : {"a_stationary", "b_stationary"})
-    for (const Shape& c : shapes) {
+    for (const ArrayShape& c : array_shapes) {
       INFO(algorithm << " " << c.rows << "x" << c.columns << " m=" << c.m << " k=" << c.k << " n=" << c.n);
       const MatmulProblem q = torus_matmul_problem(c.rows, c.columns, c.m, c.k, c.n);
       const Program program = make_matmul_algorithm(algorithm)->build(q);

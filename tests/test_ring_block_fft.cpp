@@ -25,7 +25,7 @@ using D = TransformDirection;
 using C = std::complex<double>;
 
 // N_a elements on P_a nodes per axis, the orbital layout's blocks (blocks_per_node).
-TransformProblem problem(const Extents3& n, std::array<int, 3> p, std::vector<D> directions, const std::string& kernel) {
+TransformProblem ring_fft_problem(const Extents3& n, std::array<int, 3> p, std::vector<D> directions, const std::string& kernel) {
   const TorusShape shape{p[0], p[1], p[2]};
   TransformProblem pr{shape,
                       BlockGrid::make(n, {static_cast<std::size_t>(p[0]), static_cast<std::size_t>(p[1]), static_cast<std::size_t>(p[2])}),
@@ -56,7 +56,7 @@ TEST_CASE("ring_block_fft: round trips on cubic and other tori, FFT tasks and de
                         Case{{16, 8, 8}, {4, 2, 2}, "auto"}, Case{{8, 8, 8}, {2, 2, 2}, "dense"}, Case{{16, 16, 16}, {4, 4, 4}, "dense"},
                         Case{{12, 8, 8}, {2, 2, 2}, "auto"}}) {
     INFO("N=" << extents_text(c.n) << " P=" << c.p[0] << "x" << c.p[1] << "x" << c.p[2] << " " << c.kernel);
-    const TransformProblem pr = problem(c.n, c.p, {D::Forward, D::Inverse}, c.kernel);
+    const TransformProblem pr = ring_fft_problem(c.n, c.p, {D::Forward, D::Inverse}, c.kernel);
     REQUIRE(make_algorithm("ring_block_fft")->blocks_per_node());
     const Program program = proved("ring_block_fft", pr);
     const auto fc = transform_matrices<C>("dft", c.n, D::Forward), dc = transform_matrices<C>("dft", c.n, D::Inverse);
@@ -85,7 +85,7 @@ TEST_CASE("ring_block_fft: round trips on cubic and other tori, FFT tasks and de
 // all splits: 4 x 1 on the first ring forces 5 + 5 + 2 pieces per partner instead of
 // 3 + 4 + 3): per node 3 partners x (1 + 2) on axis 3, x (2 + 2) on axis 1, x (2 + 1) on axis 2.
 TEST_CASE("ring_block_fft: messages and words moved per transform, counted by hand", "[transpose][ring_block]") {
-  const TransformProblem pr = problem({16, 16, 16}, {4, 4, 4}, {D::Forward, D::Inverse}, "fft");
+  const TransformProblem pr = ring_fft_problem({16, 16, 16}, {4, 4, 4}, {D::Forward, D::Inverse}, "fft");
   const Program program = make_algorithm("ring_block_fft")->build(pr);
   const std::size_t nodes = 64, block = 4 * 4 * 4;
   CHECK(count(program, 0).messages == nodes * 3 * ((1 + 2) + (2 + 2) + (2 + 1)));
@@ -97,31 +97,31 @@ TEST_CASE("ring_block_fft: messages and words moved per transform, counted by ha
   // Within a ring: routes along its axis only, at most P/2 = 2 hops (the short way round).
   CHECK(count(program, 0).max_hops == 2);
   // Non-cubic 4x2x2 with b = 2x4x4: per axis 2 b^3 (P_a - 1)/P_a words per node.
-  const Program flat = make_algorithm("ring_block_fft")->build(problem({8, 8, 8}, {4, 2, 2}, {D::Forward}, "fft"));
+  const Program flat = make_algorithm("ring_block_fft")->build(ring_fft_problem({8, 8, 8}, {4, 2, 2}, {D::Forward}, "fft"));
   CHECK(words_sent(flat, 0) == 16 * (2 * 32 * 3 / 4 + 2 * 32 * 1 / 2 + 2 * 32 * 1 / 2));
 }
 
 TEST_CASE("ring_block_fft: refused when a ring has more nodes than lines (b^2 < P), on a mesh, and with uneven blocks",
           "[transpose][ring_block]") {
   const auto build = [](const Extents3& n, std::array<int, 3> p) {
-    return make_algorithm("ring_block_fft")->build(problem(n, p, {D::Forward}, "auto"));
+    return make_algorithm("ring_block_fft")->build(ring_fft_problem(n, p, {D::Forward}, "auto"));
   };
   CHECK_THROWS_WITH(build({4, 4, 4}, {4, 4, 4}), Catch::Contains("P: '4x4x4' is not allowed with algorithm ring_block_fft") &&
                                                      Catch::Contains("some node would have no line to transform") &&
                                                      Catch::Contains("b^2 >= P"));
   CHECK_THROWS_WITH(build({10, 8, 8}, {4, 2, 2}), Catch::Contains("N: '10x8x8'") && Catch::Contains("multiple of P_a"));
-  TransformProblem mesh = problem({8, 8, 8}, {2, 2, 2}, {D::Forward}, "auto");
+  TransformProblem mesh = ring_fft_problem({8, 8, 8}, {2, 2, 2}, {D::Forward}, "auto");
   mesh.shape.boundary = {Topology::Mesh, Topology::Mesh, Topology::Mesh};
   CHECK_THROWS_WITH(make_algorithm("ring_block_fft")->build(mesh),
                     Catch::Contains("boundary: 'mesh' is not allowed with algorithm ring_block_fft") && Catch::Contains("allowed: torus"));
-  TransformProblem fft = problem({12, 8, 8}, {2, 2, 2}, {D::Forward}, "fft");
+  TransformProblem fft = ring_fft_problem({12, 8, 8}, {2, 2, 2}, {D::Forward}, "fft");
   CHECK_THROWS_WITH(make_algorithm("ring_block_fft")->build(fft), Catch::Contains("local_kernel: 'fft' is not allowed for axis 1"));
 }
 
 // The outputs list (node, buffer, piece) entries; the generic verifier checks each one where it
 // says, so an entry moved to another node is caught.
 TEST_CASE("ring_block_fft: output entries name their node, and the verifier checks each", "[transpose][ring_block]") {
-  Program program = make_algorithm("ring_block_fft")->build(problem({8, 8, 8}, {2, 2, 2}, {D::Forward}, "fft"));
+  Program program = make_algorithm("ring_block_fft")->build(ring_fft_problem({8, 8, 8}, {2, 2, 2}, {D::Forward}, "fft"));
   const ProgramOutput& out = program.outputs.front();
   REQUIRE(out.node.size() == out.entries());
   CHECK(out.entries() > program.node_count());  // each node's block in several pieces

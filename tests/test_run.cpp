@@ -23,7 +23,7 @@ RunConfig make_config(std::initializer_list<std::pair<const char*, const char*>>
   return config;
 }
 
-std::string run_error(std::initializer_list<std::pair<const char*, const char*>> settings) {
+std::string transform_run_error(std::initializer_list<std::pair<const char*, const char*>> settings) {
   try {
     run_functional(make_config(settings));
   } catch (const std::invalid_argument& e) {
@@ -121,9 +121,9 @@ TEST_CASE("same scenario and seed give bit-identical results", "[sim][run][deter
 }
 
 TEST_CASE("bad input gives a clear error naming parameter, value and what is allowed", "[sim][run][errors]") {
-  CHECK_THAT(run_error({{"N", "3"}, {"P", "4"}}), Catch::Contains("P: 4 nodes along axis 1 but N = 3 has 3 elements there") &&
+  CHECK_THAT(transform_run_error({{"N", "3"}, {"P", "4"}}), Catch::Contains("P: 4 nodes along axis 1 but N = 3 has 3 elements there") &&
                                                    Catch::Contains("allowed: at most as many nodes as elements"));
-  CHECK_THAT(run_error({{"N", "8x2x8"}, {"P", "2x4x2"}}), Catch::Contains("P: 4 nodes along axis 2 but N = 8x2x8 has 2"));
+  CHECK_THAT(transform_run_error({{"N", "8x2x8"}, {"P", "2x4x2"}}), Catch::Contains("P: 4 nodes along axis 2 but N = 8x2x8 has 2"));
   CHECK_THAT(parameter_error("P", "4x0x2"), Catch::Contains("P: '4x0x2' is not allowed") && Catch::Contains("from 1 to 4096") &&
                                                 Catch::Contains("AxBxC"));
   for (const char* bad : {"4x4", "4x4x4x4", "x4x4", "4xx4", "4x4x", "4 x4x4", "+4", "4x-1x2", "4X4X4", "4x4x5000"}) {
@@ -133,16 +133,16 @@ TEST_CASE("bad input gives a clear error naming parameter, value and what is all
   CHECK_THAT(parameter_error("P", "0"), Catch::Contains("P: '0'") && Catch::Contains("from 1 to 4096"));
   CHECK_THAT(parameter_error("P", "-3"), Catch::Contains("P: '-3'"));
   CHECK_THAT(parameter_error("N", "twelve"), Catch::Contains("N: 'twelve'") && Catch::Contains("whole number"));
-  CHECK_THAT(run_error({{"N", "12"}, {"P", "4"}, {"transform", "wht"}}), Catch::Contains("N = 12") && Catch::Contains("power of two"));
+  CHECK_THAT(transform_run_error({{"N", "12"}, {"P", "4"}, {"transform", "wht"}}), Catch::Contains("N = 12") && Catch::Contains("power of two"));
   CHECK_THAT(parameter_error("transform", "fourier"), Catch::Contains("'fourier'") && Catch::Contains("allowed: dft, dct"));
   CHECK_THAT(parameter_error("alpha", "+*+"), Catch::Contains("alpha: '+*+'") && Catch::Contains("+++"));
   CHECK_THAT(parameter_error("direction", "backward"), Catch::Contains("forward, inverse, both"));
   CHECK_THAT(parameter_error("precison", "float"), Catch::Contains("unknown parameter 'precison'") &&
                                                       Catch::Contains("did you mean 'precision'"));
-  CHECK_THAT(run_error({{"transform", "dft"}, {"domain", "real"}}), Catch::Contains("domain: 'real'"));
-  CHECK_THAT(run_error({{"input", "/nonexistent/x.npy"}}), Catch::Contains("input: '/nonexistent/x.npy'"));
-  CHECK_THAT(run_error({{"output", "/nonexistent/dir/y.npy"}}), Catch::Contains("output: folder"));
+  CHECK_THAT(transform_run_error({{"transform", "dft"}, {"domain", "real"}}), Catch::Contains("domain: 'real'"));
+  CHECK_THAT(transform_run_error({{"input", "/nonexistent/x.npy"}}), Catch::Contains("input: '/nonexistent/x.npy'"));
+  CHECK_THAT(transform_run_error({{"output", "/nonexistent/dir/y.npy"}}), Catch::Contains("output: folder"));
   TempDir dir;
   write_npy(dir.file("small.npy"), Tensor3<double>(2, 2, 2));
-  CHECK_THAT(run_error({{"input", dir.file("small.npy").c_str()}}), Catch::Contains("is not 16 x 16 x 16"));
+  CHECK_THAT(transform_run_error({{"input", dir.file("small.npy").c_str()}}), Catch::Contains("is not 16 x 16 x 16"));
 }

@@ -12,7 +12,7 @@ using namespace torus;
 
 namespace {
 
-std::string all_violations(const VerificationReport& r) {
+std::string schedule_violations(const VerificationReport& r) {
   std::string out;
   for (const auto& v : r.violations) out += to_string(v) + "\n";
   return out;
@@ -26,7 +26,7 @@ TEST_CASE("every generated schedule is legal for every alpha, direction and P", 
   for (const SchedulingVector& alpha : all_scheduling_vectors()) {
     const Schedule s = generate_schedule(TorusShape::cube(p), 2, alpha, direction);
     const VerificationReport r = verify_schedule(s);
-    INFO("P=" << p << " alpha=" << alpha.to_string() << " " << to_string(direction) << "\n" << all_violations(r));
+    INFO("P=" << p << " alpha=" << alpha.to_string() << " " << to_string(direction) << "\n" << schedule_violations(r));
     CHECK(r.ok());
     const std::size_t p4 = static_cast<std::size_t>(p) * p * p * p;
     CHECK(r.block_multiply_adds_checked == 3 * p4);
@@ -121,15 +121,15 @@ TEST_CASE("a missing, doubled or wrong multiply-add is caught", "[sim][verifier]
     REQUIRE_FALSE(r.ok());
     CHECK(r.violations.front().stage == 3);
     CHECK_THAT(r.violations.front().message, Catch::Contains("performs 0 block multiply-adds"));
-    CHECK_THAT(all_violations(r), Catch::Contains("performed 15 distinct block multiply-adds; P^4 = 16 needed"));
+    CHECK_THAT(schedule_violations(r), Catch::Contains("performed 15 distinct block multiply-adds; P^4 = 16 needed"));
   }
   SECTION("doubled op") {
     Schedule s = good;
     s.stages[0].steps[1].ops[0] = s.stages[0].steps[0].ops[0];
     const VerificationReport r = verify_schedule(s);
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(all_violations(r), Catch::Contains("already done at step 0"));
-    CHECK_THAT(all_violations(r), Catch::Contains("performed 15 distinct block multiply-adds"));
+    CHECK_THAT(schedule_violations(r), Catch::Contains("already done at step 0"));
+    CHECK_THAT(schedule_violations(r), Catch::Contains("performed 15 distinct block multiply-adds"));
   }
   SECTION("doubled op on an accumulator outside the torus: counted apart, caught the same") {
     Schedule s = good;
@@ -137,9 +137,9 @@ TEST_CASE("a missing, doubled or wrong multiply-add is caught", "[sim][verifier]
     s.stages[0].steps[1].ops[0] = s.stages[0].steps[0].ops[0];
     const VerificationReport r = verify_schedule(s);
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(all_violations(r), Catch::Contains("already done at step 0"));
+    CHECK_THAT(schedule_violations(r), Catch::Contains("already done at step 0"));
     // The two ops on the stray block count once: 14 on the torus (of which one doubled away) and it.
-    CHECK_THAT(all_violations(r), Catch::Contains("performed 15 distinct block multiply-adds"));
+    CHECK_THAT(schedule_violations(r), Catch::Contains("performed 15 distinct block multiply-adds"));
   }
   SECTION("wrong coefficient block") {
     Schedule s = good;
@@ -155,7 +155,7 @@ TEST_CASE("a missing, doubled or wrong multiply-add is caught", "[sim][verifier]
     std::swap(s.stages[1], s.stages[2]);
     const VerificationReport r = verify_schedule(s);
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(all_violations(r), Catch::Contains("before its accumulation is complete"));
+    CHECK_THAT(schedule_violations(r), Catch::Contains("before its accumulation is complete"));
   }
 }
 

@@ -29,16 +29,16 @@ struct Case {
   std::array<int, 3> p;
 };
 
-TransformProblem problem(const Case& c, std::vector<D> directions) {
+TransformProblem fft_problem(const Case& c, std::vector<D> directions) {
   const TorusShape shape{c.p[0], c.p[1], c.p[2]};
   // The grid is the problem's tensor; each algorithm cuts it its own way.
   return {shape, BlockGrid::make(c.n, {1, 1, 1}), SchedulingVector::parse("+++"), std::move(directions)};
 }
 
 template <class T>
-void check_round_trip(const Case& c, const std::string& spec) {
+void check_fft_round_trip(const Case& c, const std::string& spec) {
   INFO(c.algorithm << " N=" << extents_text(c.n) << " P=" << c.p[0] << "x" << c.p[1] << "x" << c.p[2] << " " << spec);
-  const Program program = proved(c.algorithm, problem(c, {D::Forward, D::Inverse}));
+  const Program program = proved(c.algorithm, fft_problem(c, {D::Forward, D::Inverse}));
   const auto fc = transform_matrices<T>(spec, c.n, D::Forward), dc = transform_matrices<T>(spec, c.n, D::Inverse);
   const HostData<T> host{random_tensor<T>(c.n, 5), {fc, dc}, {}};
   const ProgramResult<T> result = execute_program(program, host);
@@ -67,23 +67,23 @@ const std::vector<Case>& cases() {
 
 TEST_CASE("transpose FFTs: every algorithm and shape, round trips proved and golden-checked", "[transpose][executor]") {
   for (const Case& c : cases()) {
-    check_round_trip<std::complex<double>>(c, "dft");
-    check_round_trip<double>(c, "dct");
+    check_fft_round_trip<std::complex<double>>(c, "dft");
+    check_fft_round_trip<double>(c, "dct");
   }
-  check_round_trip<std::complex<float>>(cases()[5], "dft");
-  check_round_trip<std::complex<double>>(cases()[6], "dft,dct,dht");
+  check_fft_round_trip<std::complex<float>>(cases()[5], "dft");
+  check_fft_round_trip<std::complex<double>>(cases()[6], "dft,dct,dht");
 }
 
 TEST_CASE("transpose FFTs: a node count the tensor cannot spread over is refused naming N", "[transpose]") {
   for (const std::string name : {"slab_fft", "pencil_fft", "ring_transpose_fft"}) {
     const Case c{name, {8, 8, 8}, {2, 2, 2}};  // slab and ring need 8 planes, pencil 2 x 4
-    const auto build = [&] { return make_algorithm(name)->build(problem({name, {4, 3, 4}, {2, 2, 2}}, {D::Forward})); };
+    const auto build = [&] { return make_algorithm(name)->build(fft_problem({name, {4, 3, 4}, {2, 2, 2}}, {D::Forward})); };
     if (name == "pencil_fft") {
       CHECK_THROWS_WITH(build(), Catch::Contains("N: '4x3x4'") && Catch::Contains("Pc = 4"));
     } else {
       CHECK_THROWS_WITH(build(), Catch::Contains("N: '4x3x4'") && Catch::Contains("allowed: at least 8"));
     }
-    CHECK(verify_program(make_algorithm(name)->build(problem(c, {D::Forward}))).ok());
+    CHECK(verify_program(make_algorithm(name)->build(fft_problem(c, {D::Forward}))).ok());
   }
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("ring transpose: hops per node are Eq. 2 summed, not Eq. 3", "[transpo
   for (const std::array<int, 3> p : {std::array<int, 3>{2, 2, 8}, {4, 4, 8}, {8, 8, 8}, {2, 3, 5}}) {
     const std::size_t nodes = static_cast<std::size_t>(p[0] * p[1] * p[2]);
     const Case c{"ring_transpose_fft", {nodes, nodes, 1}, p};
-    const Program program = make_algorithm(c.algorithm)->build(problem(c, {D::Forward}));
+    const Program program = make_algorithm(c.algorithm)->build(fft_problem(c, {D::Forward}));
     const ProgramCounts counts = count(program, 0);
     CHECK(counts.messages == nodes * (nodes - 1));
     const std::size_t sum = static_cast<std::size_t>(p[0] + p[1] + p[2]);
@@ -113,7 +113,7 @@ TEST_CASE("transpose FFTs with FFT tasks: round trips proved and golden-checked,
   for (const Case& c : {Case{"slab_fft", {8, 8, 8}, {2, 2, 2}}, Case{"pencil_fft", {8, 16, 8}, {2, 2, 2}},
                         Case{"pencil_fft", {16, 4, 8}, {4, 1, 2}}, Case{"ring_transpose_fft", {16, 16, 1}, {2, 2, 2}}}) {
     INFO(c.algorithm << " N=" << extents_text(c.n));
-    TransformProblem pr = problem(c, {D::Forward, D::Inverse});
+    TransformProblem pr = fft_problem(c, {D::Forward, D::Inverse});
     pr.local_kernel = "fft";
     for (std::size_t a = 0; a < 3; ++a) pr.axes[a] = {true, 1.0, 1.0 / static_cast<double>(c.n[a])};
     const Program program = proved(c.algorithm, pr);
@@ -142,7 +142,7 @@ TEST_CASE("transpose FFTs with FFT tasks: round trips proved and golden-checked,
 }
 
 TEST_CASE("local_kernel fft is refused where an axis is not a DFT of power-of-two length cut evenly", "[transpose][fft]") {
-  TransformProblem pr = problem({"slab_fft", {12, 8, 8}, {2, 2, 1}}, {D::Forward});
+  TransformProblem pr = fft_problem({"slab_fft", {12, 8, 8}, {2, 2, 1}}, {D::Forward});
   pr.local_kernel = "fft";
   pr.axes = {LocalAxis{false, 1, 1}, LocalAxis{true, 1, 1}, LocalAxis{true, 1, 1}};
   CHECK_THROWS_WITH(make_algorithm("slab_fft")->build(pr), Catch::Contains("local_kernel: 'fft' is not allowed for axis 1"));

@@ -23,29 +23,29 @@ namespace {
 
 using K = BlockKind;
 
-struct StageForm {
+struct LocalStageForm {
   int mode;  // the contracted mode; the stage rolls along the same axis (1: Q, 2: R, 3: S)
   const char* summary;
   BlockKind accumulator, operand;
   bool accumulator_moves;  // else the operand moves
 };
 
-constexpr std::array<StageForm, 3> forward_forms = {{
+constexpr std::array<LocalStageForm, 3> local_forward_forms = {{
     {3, "n3 -> k3: X'(Q,R,S) += X(Q,R,j) x3 C3(j,S), X rolls along S", K::Xdot, K::X, false},
     {1, "n1 -> k1: X''(j,R,S) += X'(Q,R,S) x1 C1(Q,j), X'' rolls along Q", K::Xddot, K::Xdot, true},
     {2, "n2 -> k2: Y(Q,j,S) += X''(Q,R,S) x2 C2(R,j), Y rolls along R", K::Y, K::Xddot, true},
 }};
-constexpr std::array<StageForm, 3> inverse_forms = {{
+constexpr std::array<LocalStageForm, 3> local_inverse_forms = {{
     {3, "k3 -> n3: X''(Q,R,S) += Y(Q,R,j) x3 D3(j,S), Y rolls along S", K::Xddot, K::Y, false},
     {1, "k1 -> n1: X'(j,R,S) += X''(Q,R,S) x1 D1(Q,j), X' rolls along Q", K::Xdot, K::Xddot, true},
     {2, "k2 -> n2: X(Q,j,S) += X'(Q,R,S) x2 D2(R,j), X rolls along R", K::X, K::Xdot, true},
 }};
 
-const std::array<StageForm, 3>& forms_of(TransformDirection d) {
-  return d == TransformDirection::Forward ? forward_forms : inverse_forms;
+const std::array<LocalStageForm, 3>& forms_of(TransformDirection d) {
+  return d == TransformDirection::Forward ? local_forward_forms : local_inverse_forms;
 }
 Axis axis_of_mode(int mode) { return static_cast<Axis>(mode - 1); }
-BlockKind moving_kind(const StageForm& f) { return f.accumulator_moves ? f.accumulator : f.operand; }
+BlockKind moving_kind(const LocalStageForm& f) { return f.accumulator_moves ? f.accumulator : f.operand; }
 
 // Builds the Program step by step. As a translation quotient it builds node (0,0,0) alone, with
 // block kinds only (tags without indices) and every message stored back into node 0.
@@ -75,7 +75,7 @@ class LocalCoefficientBuilder {
   void reserve_messages() {
     std::size_t messages = 0, hops = 0;
     for (const TransformDirection d : problem_.directions)
-      for (const StageForm& f : forms_of(d)) {
+      for (const LocalStageForm& f : forms_of(d)) {
         if (!rolls(f)) continue;
         const Axis axis = axis_of_mode(f.mode);
         const Direction direction = direction_along(axis, problem_.alpha.along(axis));
@@ -87,18 +87,18 @@ class LocalCoefficientBuilder {
     program_.routes.reserve(hops);
   }
 
-  int steps_of(const StageForm& f) const { return shape().extent(axis_of_mode(f.mode)); }
-  bool rolls(const StageForm& f) const { return steps_of(f) > 1; }  // P_A = 1: the block stays
+  int steps_of(const LocalStageForm& f) const { return shape().extent(axis_of_mode(f.mode)); }
+  bool rolls(const LocalStageForm& f) const { return steps_of(f) > 1; }  // P_A = 1: the block stays
 
   // The block of `kind` that `node` works on at `step` of a stage of form `f`: its own
   // coordinates, with the label j along the stage's mode when the block moves.
-  DataTag tag(const StageForm& f, BlockKind kind, const NodeCoord& node, int step) const {
+  DataTag tag(const LocalStageForm& f, BlockKind kind, const NodeCoord& node, int step) const {
     if (quotient_) return {static_cast<std::uint16_t>(kind), {0, 0, 0}};
     std::array<std::int32_t, 3> index{node.q, node.r, node.s};
     if (kind == moving_kind(f)) index[static_cast<std::size_t>(f.mode - 1)] = label(f, node, step);
     return {static_cast<std::uint16_t>(kind), index};
   }
-  int label(const StageForm& f, const NodeCoord& node, int step) const {
+  int label(const LocalStageForm& f, const NodeCoord& node, int step) const {
     const Axis axis = axis_of_mode(f.mode);
     const int p = shape().extent(axis);
     return ((node[axis] - problem_.alpha.along(axis) * step) % p + p) % p;
@@ -141,7 +141,7 @@ class LocalCoefficientBuilder {
                          static_cast<std::uint16_t>(k)});
     second_.fill(no_buffer);
     for (const TransformDirection d : problem_.directions)
-      for (const StageForm& f : forms_of(d)) {
+      for (const LocalStageForm& f : forms_of(d)) {
         const auto k = static_cast<std::size_t>(moving_kind(f));
         if (!rolls(f) || second_[k] != no_buffer) continue;
         second_[k] = static_cast<std::uint32_t>(buffers.size());
@@ -150,14 +150,14 @@ class LocalCoefficientBuilder {
     program_.nodes.assign(node_count(), NodeProgram{buffers, {}, {}, {}});
     for (std::size_t t = 0; t < problem_.directions.size(); ++t)
       for (std::size_t st = 0; st < 3; ++st) {
-        const StageForm& f = forms_of(problem_.directions[t])[st];
+        const LocalStageForm& f = forms_of(problem_.directions[t])[st];
         program_.stages.push_back({static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(st + 1), f.mode, f.summary,
                                    static_cast<std::uint32_t>(steps_of(f))});
       }
   }
 
   void emit_step(std::size_t t, std::size_t st, int step, std::uint32_t global) {
-    const StageForm& f = forms_of(problem_.directions[t])[st];
+    const LocalStageForm& f = forms_of(problem_.directions[t])[st];
     const TaskLabel label{static_cast<std::uint32_t>(t), static_cast<std::uint32_t>(st + 1), static_cast<std::uint32_t>(step),
                           global};
     const std::size_t count = node_count();
@@ -213,7 +213,7 @@ class LocalCoefficientBuilder {
     node.add(task, d);
   }
 
-  void compute(NodeProgram& node, const TaskLabel& label, const StageForm& f, const DataTag& acc, const DataTag& operand,
+  void compute(NodeProgram& node, const TaskLabel& label, const LocalStageForm& f, const DataTag& acc, const DataTag& operand,
                const DataTag& coefficient, bool zero) {
     Task task = make_task(TaskKind::Compute, label);
     task.buffer = current(f.accumulator);

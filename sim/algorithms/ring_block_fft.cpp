@@ -33,7 +33,7 @@
 namespace torus {
 namespace {
 
-struct Piece {
+struct RingPiece {
   std::uint32_t buffer = no_buffer;
   DataTag tag;
 };
@@ -137,7 +137,7 @@ class RingBlockBuilder {
     }
     ProgramOutput output{to_string(problem_.directions[t]), static_cast<std::uint32_t>(t), 3, {}, {}, {}};
     for (std::size_t node = 0; node < held_.size(); ++node)
-      for (const Piece& piece : held_[node]) {
+      for (const RingPiece& piece : held_[node]) {
         output.buffer.push_back(piece.buffer);
         output.tag.push_back(piece.tag);
         output.node.push_back(static_cast<std::uint32_t>(node));
@@ -225,7 +225,7 @@ class RingBlockBuilder {
     const auto a = static_cast<std::size_t>(axes(t)[k] - 1);
     const std::size_t p = plan_.p[a], at = static_cast<std::size_t>(coordinate(shape().coord_of(node), a));
     const bool chained = t > 0 && k == 0;
-    std::vector<Piece> inputs = chained ? lines_[node] : std::vector<Piece>{}, outputs;
+    std::vector<RingPiece> inputs = chained ? lines_[node] : std::vector<RingPiece>{}, outputs;
     for (const DataTag& tag : chained ? std::vector<DataTag>{} : lines_of(node, a, at, in_kind)) {
       if (owner_of(tag, a) == at) continue;
       inputs.push_back({add_buffer(node, program_.words_of(tag), in_kind), tag});
@@ -238,20 +238,20 @@ class RingBlockBuilder {
           receive(t, k, true, ring_node(node, a, (at + p - j) % p), node, next_[node].back());
         }
     for (std::size_t j = 1; j < p && !chained; ++j)
-      for (const Piece& piece : held_[node])
+      for (const RingPiece& piece : held_[node])
         if (share_of(piece.tag, a) == (at + j) % p)
           send(t, k, false, node, ring_node(node, a, (at + j) % p), piece, label(t, k));
-    for (const Piece& piece : held_[node])
+    for (const RingPiece& piece : held_[node])
       if (share_of(piece.tag, a) == at && !chained) inputs.push_back(piece);
     for (const DataTag& tag : lines_of(node, a, at, out_kind)) outputs.push_back({add_buffer(node, program_.words_of(tag), out_kind), tag});
-    const auto along = [a](const Piece& x, const Piece& y) { return x.tag.index[a] < y.tag.index[a]; };
+    const auto along = [a](const RingPiece& x, const RingPiece& y) { return x.tag.index[a] < y.tag.index[a]; };
     std::sort(inputs.begin(), inputs.end(), along);
     if (fft_phase(t, a)) fft(t, k, a, node, inputs, outputs);
     else dense(t, k, a, node, inputs, outputs, at);
     for (std::size_t j = 1; j < p; ++j)
-      for (const Piece& piece : outputs)
+      for (const RingPiece& piece : outputs)
         if (owner_of(piece.tag, a) == (at + j) % p) send(t, k, true, node, ring_node(node, a, (at + j) % p), piece, label(t, k));
-    for (const Piece& piece : outputs)
+    for (const RingPiece& piece : outputs)
       if (owner_of(piece.tag, a) == at) next_[node].push_back(piece);
     lines_[node] = std::move(outputs);
   }
@@ -267,8 +267,8 @@ class RingBlockBuilder {
     return problem_.axes[a].fft;
   }
 
-  void fft(std::size_t t, std::size_t k, std::size_t a, std::size_t node, const std::vector<Piece>& in,
-           const std::vector<Piece>& out) {
+  void fft(std::size_t t, std::size_t k, std::size_t a, std::size_t node, const std::vector<RingPiece>& in,
+           const std::vector<RingPiece>& out) {
     FftSpec spec;
     spec.axis = static_cast<int>(a + 1);
     spec.whole = program_.extents_of(in.front().tag);
@@ -277,8 +277,8 @@ class RingBlockBuilder {
     spec.inverse = !forward(t);
     spec.scale = forward(t) ? problem_.axes[a].forward_scale : problem_.axes[a].inverse_scale;
     std::vector<std::uint32_t> inputs, outputs;
-    for (const Piece& piece : in) inputs.push_back(piece.buffer);
-    for (const Piece& piece : out) outputs.push_back(piece.buffer);
+    for (const RingPiece& piece : in) inputs.push_back(piece.buffer);
+    for (const RingPiece& piece : out) outputs.push_back(piece.buffer);
     add_fft_task(program_, program_.nodes[node], label(t, k), spec, inputs,
                  in.front().tag, outputs, out.front().tag);
   }
@@ -286,11 +286,11 @@ class RingBlockBuilder {
   // The local transform as mode products: every output piece sums every input piece times the
   // coefficient block of their rows and columns, the node's own pieces first (they need no
   // message), then the others by the order they were sent in.
-  void dense(std::size_t t, std::size_t k, std::size_t a, std::size_t node, std::vector<Piece> in, const std::vector<Piece>& out,
+  void dense(std::size_t t, std::size_t k, std::size_t a, std::size_t node, std::vector<RingPiece> in, const std::vector<RingPiece>& out,
              std::size_t at) {
     const std::size_t p = plan_.p[a];
-    const auto order = [&](const Piece& x) { return (owner_of(x.tag, a) + p - at) % p; };
-    std::stable_sort(in.begin(), in.end(), [&](const Piece& x, const Piece& y) { return order(x) < order(y); });
+    const auto order = [&](const RingPiece& x) { return (owner_of(x.tag, a) + p - at) % p; };
+    std::stable_sort(in.begin(), in.end(), [&](const RingPiece& x, const RingPiece& y) { return order(x) < order(y); });
     const std::string name = fmt::format("{}{}", forward(t) ? "C" : "D", a + 1);
     const AxisSplit rows{n()[a], cut_of(in.front().tag.kind).axis[a].parts}, cols{n()[a], cut_of(out.front().tag.kind).axis[a].parts};
     const BlockGrid rows_cols{{rows, cols, AxisSplit{1, 1}}};
@@ -301,7 +301,7 @@ class RingBlockBuilder {
       program_.host_arrays.push_back({to_string(problem_.directions[t]) + " " + name, true, static_cast<int>(a + 1), t, rows_cols, 0, false});
     }
     for (std::size_t i = 0; i < in.size(); ++i)
-      for (const Piece& acc : out) {
+      for (const RingPiece& acc : out) {
         const DataTag coefficient{it->second.first, {in[i].tag.index[a], acc.tag.index[a], 0}};
         add_mode_product(program_, program_.nodes[node], label(t, k),
                          {static_cast<int>(a + 1), acc.buffer, in[i].buffer, coefficient_buffer(node, coefficient),
@@ -329,13 +329,13 @@ class RingBlockBuilder {
     messages_.emplace(key, id);
     return id;
   }
-  void receive(std::size_t t, std::size_t k, bool back, std::size_t from, std::size_t to, const Piece& piece) {
+  void receive(std::size_t t, std::size_t k, bool back, std::size_t from, std::size_t to, const RingPiece& piece) {
     Task task = make_task(TaskKind::Receive, label(0, 0));  // posted at the start (build())
     task.buffer = piece.buffer;
     task.message = message(t, k, back, from, to, piece.tag);
     receives_[to].push_back(task);
   }
-  void send(std::size_t t, std::size_t k, bool back, std::size_t from, std::size_t to, const Piece& piece, const TaskLabel& l) {
+  void send(std::size_t t, std::size_t k, bool back, std::size_t from, std::size_t to, const RingPiece& piece, const TaskLabel& l) {
     Task task = make_task(TaskKind::Send, l);
     task.buffer = piece.buffer;
     task.message = message(t, k, back, from, to, piece.tag);
@@ -345,8 +345,8 @@ class RingBlockBuilder {
   const RingBlockPlan& plan_;
   const TransformProblem& problem_;
   Program program_;
-  std::vector<std::vector<Piece>> held_, next_;  // per node: the pieces the phase reads / the next one will
-  std::vector<std::vector<Piece>> lines_;        // per node: what its last local transform wrote
+  std::vector<std::vector<RingPiece>> held_, next_;  // per node: the pieces the phase reads / the next one will
+  std::vector<std::vector<RingPiece>> lines_;        // per node: what its last local transform wrote
   std::vector<std::uint32_t> coefficient_buffer_;
   std::vector<std::vector<Task>> receives_;  // per node, every receive of the Program
   std::vector<std::size_t> loads_;           // per node, the input loads before them

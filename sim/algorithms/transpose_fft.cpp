@@ -52,7 +52,7 @@ Chain make_chain(const std::array<int, 3>& order, const Layout& first) {
   return c;
 }
 
-struct Piece {
+struct SlabPiece {
   std::size_t process;   // where it is made (sources) or goes (destinations)
   std::uint32_t buffer;  // the buffer holding it on this node
   DataTag tag;
@@ -182,7 +182,7 @@ class TransposeBuilder {
     if (t == 0) load_inputs(c);
     program_.stages[3 * t].steps = 1;
     for (std::size_t k = 0; k < 2; ++k) program_.stages[3 * t + k + 1].steps = static_cast<std::uint32_t>(group(c, k));
-    std::vector<std::vector<Piece>> pieces(processes());
+    std::vector<std::vector<SlabPiece>> pieces(processes());
     const bool fft = fft_phase(t, 0);
     for (std::size_t p = 0; p < processes(); ++p) {
       pieces[p] = accumulators(t, 0, p);
@@ -236,12 +236,12 @@ class TransposeBuilder {
 
   // Phase k's pieces on process p, one accumulator per destination in the order they are sent
   // (its own last).
-  std::vector<Piece> accumulators(std::size_t t, std::size_t k, std::size_t p) {
+  std::vector<SlabPiece> accumulators(std::size_t t, std::size_t k, std::size_t p) {
     const Chain& c = chain(t);
     std::vector<std::size_t> to;
     for (std::size_t j = 1; j < group(c, k); ++j) to.push_back(plan_.partner(plan_, p, c.moved(k), j, +1));
     to.push_back(p);
-    std::vector<Piece> out;
+    std::vector<SlabPiece> out;
     for (const std::size_t d : to) {
       const DataTag tag = piece_for(c, k, piece_kinds_[t][k], p, d);
       out.push_back({d, add_buffer(p, program_.words_of(tag), piece_kinds_[t][k]), tag});
@@ -250,11 +250,11 @@ class TransposeBuilder {
   }
 
   // acc (+)= in x_a C(in's rows, acc's columns) for every accumulator of phase k.
-  void accumulate(std::size_t t, std::size_t k, std::size_t p, const Piece& in, const std::vector<Piece>& accs, bool first,
+  void accumulate(std::size_t t, std::size_t k, std::size_t p, const SlabPiece& in, const std::vector<SlabPiece>& accs, bool first,
                   std::uint32_t step) {
     const Chain& c = chain(t);
     const std::size_t x = c.ax(k);
-    for (const Piece& acc : accs) {
+    for (const SlabPiece& acc : accs) {
       const DataTag coefficient{coefficient_kinds_[t][k], {in.tag.index[x], acc.tag.index[x], 0}};
       add_mode_product(program_, node(p), label(t, k, step),
                        {c.a[k], acc.buffer, in.buffer, coefficient_buffer(p, program_.words_of(coefficient), coefficient.kind),
@@ -281,10 +281,10 @@ class TransposeBuilder {
 
   // Phase k on process p as one FFT task: the lines along the axis, gathered from the pieces
   // `in` (slices along the axis) and handed out as the pieces `out`, listed in axis order.
-  void fft_task(std::size_t t, std::size_t k, std::size_t p, std::vector<Piece> in, std::vector<Piece> out) {
+  void fft_task(std::size_t t, std::size_t k, std::size_t p, std::vector<SlabPiece> in, std::vector<SlabPiece> out) {
     const Chain& c = chain(t);
     const std::size_t x = c.ax(k);
-    const auto along = [x](const Piece& a, const Piece& b) { return a.tag.index[x] < b.tag.index[x]; };
+    const auto along = [x](const SlabPiece& a, const SlabPiece& b) { return a.tag.index[x] < b.tag.index[x]; };
     std::sort(in.begin(), in.end(), along);
     std::sort(out.begin(), out.end(), along);
     const bool inverse = problem_.directions[t] == TransformDirection::Inverse;
@@ -296,8 +296,8 @@ class TransposeBuilder {
     spec.inverse = inverse;
     spec.scale = inverse ? problem_.axes[x].inverse_scale : problem_.axes[x].forward_scale;
     std::vector<std::uint32_t> inputs, outputs;
-    for (const Piece& piece : in) inputs.push_back(piece.buffer);
-    for (const Piece& piece : out) outputs.push_back(piece.buffer);
+    for (const SlabPiece& piece : in) inputs.push_back(piece.buffer);
+    for (const SlabPiece& piece : out) outputs.push_back(piece.buffer);
     add_fft_task(program_, node(p), label(t, k, 0), spec, inputs, in.front().tag, outputs, out.front().tag);
   }
 
@@ -305,12 +305,12 @@ class TransposeBuilder {
   // sends leave in order, the next one posted before the node sums the piece of the step before
   // (so at most two of its messages are ahead of what it has taken in), and each piece is summed
   // into every phase k + 1 accumulator as it arrives, the node's own piece last.
-  std::vector<std::vector<Piece>> exchange(std::size_t t, std::size_t k, const std::vector<std::vector<Piece>>& pieces) {
+  std::vector<std::vector<SlabPiece>> exchange(std::size_t t, std::size_t k, const std::vector<std::vector<SlabPiece>>& pieces) {
     const Chain& c = chain(t);
     const std::size_t g = group(c, k);
-    std::vector<std::vector<Piece>> next(processes());
+    std::vector<std::vector<SlabPiece>> next(processes());
     for (std::size_t p = 0; p < processes(); ++p) {
-      std::vector<Piece> received;
+      std::vector<SlabPiece> received;
       for (std::size_t j = 1; j < g; ++j) {
         const std::size_t from = plan_.partner(plan_, p, c.moved(k), j, -1);
         const DataTag tag = piece_for(c, k, piece_kinds_[t][k], from, p);
@@ -370,7 +370,7 @@ class TransposeBuilder {
   Chain forward_, inverse_;
   std::uint16_t input_kind_ = 0;
   std::vector<std::uint32_t> coefficient_buffer_;
-  std::vector<std::vector<Piece>> current_;  // per process: the pieces the next phase reads, in order
+  std::vector<std::vector<SlabPiece>> current_;  // per process: the pieces the next phase reads, in order
   std::vector<std::array<std::uint16_t, 3>> piece_kinds_;  // per transform and phase
   std::vector<std::array<std::uint16_t, 3>> coefficient_kinds_, matrices_;
   std::map<std::array<std::size_t, 4>, std::uint32_t> messages_;

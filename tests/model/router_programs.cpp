@@ -9,7 +9,7 @@ namespace {
 
 constexpr Direction plus_q = Direction::PlusQ, minus_q = Direction::MinusQ, plus_r = Direction::PlusR;
 
-std::size_t at(const Program& p, int q, int r) { return p.shape.index_of({q, r, 0}); }
+std::size_t node_at(const Program& p, int q, int r) { return p.shape.index_of({q, r, 0}); }
 
 }  // namespace
 
@@ -46,7 +46,7 @@ Program late_posted_contender() {
 Program turn_behind(bool first_turns) {
   Program p = empty_program(TorusShape{3, 2, 1}, 2, 3);
   const std::vector<Direction> straight{plus_q, plus_q}, turning{plus_q, plus_r};
-  const std::size_t a = at(p, 0, 0), b = at(p, 1, 0);
+  const std::size_t a = node_at(p, 0, 0), b = node_at(p, 1, 0);
   load(p, a, 0, tag(0, 1));
   load(p, a, 1, tag(0, 2));
   message(p, a, 0, first_turns ? turning : straight, 0, tag(0, 1));  // T1
@@ -61,7 +61,7 @@ Program turn_behind(bool first_turns) {
 // 16): after T2's first word has arrived but before it reaches the front of its input buffer.
 Program blocked_head_of_line() {
   Program p = empty_program(TorusShape{3, 2, 1}, 2, 5);
-  const std::size_t a = at(p, 0, 0), b = at(p, 1, 0);
+  const std::size_t a = node_at(p, 0, 0), b = node_at(p, 1, 0);
   load(p, a, 0, tag(0, 1));
   load(p, a, 1, tag(0, 2));
   message(p, a, 0, {plus_q, plus_r}, 0, tag(0, 1));  // T1: to (1,1)

@@ -5,10 +5,9 @@
 #include "tests/model/case_builder.hpp"
 #include "tests/model/random_programs.hpp"
 
-namespace torus::bench {
-
-using namespace cases;  // the builder's generator, constants and machine
-
+// In the builder's namespace for its generator, constants and machine: a using-directive here
+// would reach every later file of a unity batch that uses torus::bench.
+namespace torus::bench::cases {
 namespace {
 
 // Node `node`'s task list of a symmetric case; `message(i)` is the message it sends along route
@@ -66,9 +65,7 @@ void symmetric_tasks(Program& p, std::size_t node, std::size_t routes, const std
   for (std::uint32_t i = 0; i < routes; ++i) compute(first_matrix, first_block + 2 + i);
 }
 
-}  // namespace
-
-SymmetricCase symmetric_case(std::uint64_t seed) {
+SymmetricCase build_symmetric_case(std::uint64_t seed) {
   Generator g(seed);
   SymmetricCase c;
   const TorusShape shape{g.pick(2, 4), g.pick(1, 4), g.pick(1, 2), {Topology::Torus, Topology::Torus, Topology::Torus}};
@@ -127,5 +124,12 @@ SymmetricCase symmetric_case(std::uint64_t seed) {
   c.summary = text.str();
   return c;
 }
+
+}  // namespace
+}  // namespace torus::bench::cases
+
+namespace torus::bench {
+
+SymmetricCase symmetric_case(std::uint64_t seed) { return cases::build_symmetric_case(seed); }
 
 }  // namespace torus::bench

@@ -14,7 +14,14 @@
 #include "models/event/fma_schedule.hpp"
 
 using namespace torus;
-using namespace torus::event;
+// Names, not the whole namespace: in a unity batch a file-scope directive reaches later files.
+using event::BlockSchedules;
+using event::BlockShape;
+using event::BlockTiming;
+using event::FmaPlace;
+using event::FmaSchedule;
+using event::FmaSchedules;
+using event::ReadyPattern;
 
 namespace {
 

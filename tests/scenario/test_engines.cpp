@@ -74,7 +74,7 @@ TEST_CASE("the event engine refuses faults and waveforms, naming the engine that
 
 // The machine and problem drawn at random (fixed seed) from the ranges the equality test of
 // the two engines covers, on tori small enough to time every node too.
-std::string random_configuration(std::mt19937& rng) {
+std::string random_run_arguments(std::mt19937& rng) {
   const auto pick = [&rng](const std::vector<std::string>& from) {
     return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
   };
@@ -90,7 +90,7 @@ std::string random_configuration(std::mt19937& rng) {
 TEST_CASE("symmetry: one node timed for the torus gives every figure of timing each node", "[scenario][event][symmetry]") {
   std::mt19937 rng(11);
   for (int i = 0; i < 16; ++i) {
-    const std::string run = "run --engine event --values off " + random_configuration(rng);
+    const std::string run = "run --engine event --values off " + random_run_arguments(rng);
     INFO(run);
     const CliRun one = run_cli(run);
     const CliRun all = run_cli(run + " --symmetry off");

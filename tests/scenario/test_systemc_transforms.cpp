@@ -37,7 +37,7 @@ const std::array<const char*, 8> alphas = {"+++", "++-", "+-+", "+--", "-++", "-
 
 // Every shape x latency for one transform and policy; the scheduling vector cycles through all
 // eight so each appears many times.
-void sweep(const std::string& transform, const std::string& policy) {
+void sweep_shapes_and_latencies(const std::string& transform, const std::string& policy) {
   std::size_t run = 0;
   for (const Shape shape : {Shape{1, 4}, Shape{2, 1}, Shape{2, 2}, Shape{2, 4}, Shape{3, 1}, Shape{3, 2}, Shape{4, 1},
                             Shape{4, 2}, Shape{4, 4}, Shape{1, 2}, Shape{3, 4}}) {
@@ -54,14 +54,14 @@ void sweep(const std::string& transform, const std::string& policy) {
 
 }  // namespace
 
-TEST_CASE("SystemC DCT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("dct", "after_compute"); }
-TEST_CASE("SystemC DCT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("dct", "overlapped"); }
-TEST_CASE("SystemC DFT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("dft", "after_compute"); }
-TEST_CASE("SystemC DFT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("dft", "overlapped"); }
-TEST_CASE("SystemC DHT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("dht", "after_compute"); }
-TEST_CASE("SystemC DHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("dht", "overlapped"); }
-TEST_CASE("SystemC WHT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep("wht", "after_compute"); }
-TEST_CASE("SystemC WHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep("wht", "overlapped"); }
+TEST_CASE("SystemC DCT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("dct", "after_compute"); }
+TEST_CASE("SystemC DCT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("dct", "overlapped"); }
+TEST_CASE("SystemC DFT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("dft", "after_compute"); }
+TEST_CASE("SystemC DFT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("dft", "overlapped"); }
+TEST_CASE("SystemC DHT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("dht", "after_compute"); }
+TEST_CASE("SystemC DHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("dht", "overlapped"); }
+TEST_CASE("SystemC WHT, after_compute, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("wht", "after_compute"); }
+TEST_CASE("SystemC WHT, overlapped, all shapes and latencies", "[scenario][systemc]") { sweep_shapes_and_latencies("wht", "overlapped"); }
 
 TEST_CASE("message start-up: the analytic model stays exact, and after_compute pays it once per step", "[scenario][systemc]") {
   for (const std::string policy : {"after_compute", "overlapped"})
