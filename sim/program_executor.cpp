@@ -20,7 +20,8 @@
 namespace torus {
 namespace {
 
-// What the ProgramMachine keeps of each node besides its buffers: sim/program_executor_nodes.hpp.
+// executor::NodeState, what the ProgramMachine keeps of each node besides its buffers, and
+// executor::none are in sim/program_executor_nodes.hpp.
 
 // The tag of a buffer nothing has written yet.
 constexpr DataTag no_tag{std::numeric_limits<std::uint16_t>::max(), {0, 0, 0}};
