@@ -38,11 +38,8 @@ inline int run_cli_to(const std::string& arguments, const std::string& log) {
 inline CliRun run_cli(const std::string& arguments) {
   TempDir dir;
   const std::string json = dir.file("report.json"), log = dir.file("output.txt");
-  const std::string command =
-      torus_sim_executable() + " " + arguments + " --report_json " + json + " > " + log + " 2>&1";
   CliRun run;
-  const int status = std::system(command.c_str());
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.exit_code = run_cli_to(arguments + " --report_json " + json, log);
   std::ifstream in(json);
   if (in) run.report = nlohmann::json::parse(in);
   std::ifstream text(log);

@@ -20,9 +20,7 @@ using namespace torus;
 namespace {
 
 int run_sweep_cli(const std::string& scenario, const std::string& out) {
-  const std::string command = torus_sim_executable() + " sweep " + scenario + " -j 2 --out " + out + " > /dev/null 2>&1";
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run_cli_to("sweep " + scenario + " -j 2 --out " + out, "/dev/null");
 }
 
 }  // namespace
