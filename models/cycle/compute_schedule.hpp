@@ -1,7 +1,8 @@
 #pragma once
 // The fma issue cycles of one compute whose inputs are all usable when its first fma issues,
-// one fma per cycle: each fma at the first cycle after the previous one at which the result it
-// adds to is usable. The same for every such compute of a kernel, so fast-forward can place a
+// on a unit of `per_cycle` fma a cycle: each fma in the cycle of the one before if that cycle
+// has a slot left and the result it adds to is usable by then, else at the first later cycle
+// at which it is. The same for every such compute of a kernel, so fast-forward can place a
 // whole compute at once instead of timing it fma by fma (docs/timing-model.md, "Fast-forward").
 
 #include <cstdint>
@@ -19,10 +20,15 @@ struct ComputeSchedule {
   std::vector<Cycle> ready_before_last;
   std::vector<std::uint16_t> left_before_last;
   bool some_final_before_last = false;  // a word has all its updates before the last fma
+  // The cycles in which the fma between the first and the last issue, and whether the last
+  // shares the cycle of the one before (then no run can end before it: fast-forward times the
+  // compute fma by fma instead).
+  std::size_t run_cycles = 0;
+  bool last_shares_cycle = false;
 };
 
 // Empty when the kernel's words have more than one dependency target (split complex) or it has
 // fewer than three fma (fast-forward issues none of them then).
-ComputeSchedule schedule_compute(const MicroProgram& micro, Cycle latency);
+ComputeSchedule schedule_compute(const MicroProgram& micro, Cycle latency, unsigned per_cycle);
 
 }  // namespace torus

@@ -104,24 +104,30 @@ void TaskSequencer::finish_fft(Cycle usable) {
   entered_ = false;
 }
 
-// One fma per cycle: pass by pass, each from the later of `t` and the pass's start, up to the
-// limit, keeping the FFT's last fma for the ordinary issue (it passes the task).
+// Pass by pass, each from the later of `t` and the pass's start, the unit's full width a cycle,
+// up to the limit, keeping the FFT's last cycle (its last fma) for the ordinary issue, which
+// passes the task.
 Cycle TaskSequencer::fast_forward_fft(Cycle cycle, Cycle limit) {
   const Cycle latency = context_.pipeline->latency();
-  Cycle t = cycle, first = never, last = never;
-  std::uint64_t count = 0, stalls = 0;
+  const std::uint64_t width = context_.pipeline->per_cycle();
+  RunTiming run;
+  Cycle t = cycle;
+  std::uint64_t count = 0;
   for (;;) {
-    const std::uint64_t left = fft_left();
+    const std::uint64_t in_pass = fft_.per_pass - fft_.issued;
     const Cycle start = std::max(t, fft_.pass_start);
-    if (left <= 1 || start >= limit) break;
-    const std::uint64_t n = std::min<std::uint64_t>({fft_.per_pass - fft_.issued, left - 1, limit - start});
-    stalls += start - t;  // waiting for the pass before: dependency
-    if (first == never) first = start;
-    last = start + n - 1;
+    std::uint64_t cycles = (in_pass + width - 1) / width;
+    if (in_pass == fft_left()) --cycles;  // the last pass: its last cycle is the ordinary issue's
+    cycles = std::min<std::uint64_t>(cycles, limit > start ? limit - start : 0);
+    if (cycles == 0) break;
+    const std::uint64_t n = std::min(in_pass, cycles * width);
+    if (run.first == never) run.first = start;
+    run.last = start + cycles - 1;
+    run.cycles += cycles;
     count += n;
-    t = last + 1;
+    t = run.last + 1;
     fft_.issued += n;
-    fft_.last_result = last + latency;
+    fft_.last_result = run.last + latency;
     if (fft_.issued == fft_.per_pass) {
       ++fft_.pass;
       fft_.issued = 0;
@@ -129,14 +135,7 @@ Cycle TaskSequencer::fast_forward_fft(Cycle cycle, Cycle limit) {
     }
   }
   if (count == 0) return cycle;
-  context_.pipeline->issue_run(count, last);
-  context_.steps.issued(step_, count, first);
-  context_.trace_run(next_, count, first, last);
-  context_.stats.fast_forwarded_fma += count;
-  context_.stats.busy_cycles += count;
-  context_.stats.dependency_stalls += stalls;
-  context_.last_progress = std::max(context_.last_progress, last);
-  return t;
+  return account_run(cycle, count, run);
 }
 
 // The first cycle every output may be replaced if nothing else is sent from them (never while

@@ -1,6 +1,7 @@
 #include "models/cycle/fma_pipeline.hpp"
 
 #include <stdexcept>
+#include <string>
 
 namespace torus {
 
@@ -21,14 +22,17 @@ Cycle FmaPipeline::issue(Cycle cycle) {
   return cycle + latency_;
 }
 
-void FmaPipeline::issue_run(std::size_t count, Cycle last) {
+void FmaPipeline::issue_run(std::size_t count, std::size_t cycles, Cycle last) {
   if (count == 0) return;
-  if (per_cycle_ != 1 || (current_cycle_ != never && last < current_cycle_ + count))
+  if (cycles == 0 || cycles > count || count > cycles * per_cycle_ || last + 1 < cycles)
+    throw std::logic_error("fma unit: a run of " + std::to_string(count) + " fma cannot take " + std::to_string(cycles) +
+                           " cycles at " + std::to_string(per_cycle_) + " a cycle");
+  if (current_cycle_ != never && last - cycles < current_cycle_)
     throw std::logic_error("fma unit: a run of fma overlaps earlier issues");
   current_cycle_ = last;
-  issued_this_cycle_ = 1;
+  issued_this_cycle_ = per_cycle_;
   stats_.issued += count;
-  stats_.busy_cycles += count;
+  stats_.busy_cycles += cycles;
 }
 
 }  // namespace torus

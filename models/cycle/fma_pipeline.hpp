@@ -26,9 +26,10 @@ class FmaPipeline {
   // Precondition: has_slot(cycle); cycles passed must not decrease. Returns the cycle from
   // which the result may be used.
   Cycle issue(Cycle cycle);
-  // `count` fma issued one per cycle at strictly increasing cycles, the last at `last`, all
-  // after every earlier issue (a fast-forwarded run; per_cycle() must be 1).
-  void issue_run(std::size_t count, Cycle last);
+  // A fast-forwarded run: `count` fma issued over `cycles` distinct cycles, the last at `last`,
+  // all after every earlier issue. No more may issue at `last`: a run ends where the ordinary
+  // issue of the next cycle takes over.
+  void issue_run(std::size_t count, std::size_t cycles, Cycle last);
 
   Cycle latency() const { return latency_; }
   unsigned per_cycle() const { return per_cycle_; }

@@ -77,7 +77,6 @@ Node::Node(const sc_core::sc_module_name& name, std::size_t index, const RunShar
 // Derived when asked rather than kept: every node would hold the same text.
 std::string Node::fast_forward_refusal(const NodeSettings& settings, const RollPolicy& policy) {
   if (!settings.fast_forward) return "fast_forward is off";
-  if (settings.fma_per_cycle != 1) return "fast-forward covers fma_per_cycle = 1 only";
   if (!policy.waits_for_whole_blocks()) return "fast-forward covers roll_policy after_compute only";
   return {};
 }

@@ -31,9 +31,8 @@ bool Node::enter_ahead(Cycle cycle) {
 
 // The rest of a compute (all but its last fma, which finishes it the ordinary way) can be
 // issued ahead when nothing outside the node can change when each fma issues: its inputs are
-// all present (the whole-block gate has opened), the unit takes one fma per cycle, and no word
-// can leave or arrive before `limit`. A word sent to the node meanwhile wakes it at the word's
-// arrival cycle.
+// all present (the whole-block gate has opened) and no word can leave or arrive before
+// `limit`. A word sent to the node meanwhile wakes it at the word's arrival cycle.
 bool Node::can_fast_forward(Cycle cycle, Cycle& limit) const {
   if (!fast_forward_enabled_ || !sequencer_.can_fast_forward() || context_.send_state_changed) return false;
   if (ports_.earliest_send(cycle) != never) return false;

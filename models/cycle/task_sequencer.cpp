@@ -236,9 +236,8 @@ void TaskSequencer::finish(Cycle) {
 }
 
 bool TaskSequencer::can_fast_forward() const {
-  if (in_fft()) return context_.pipeline->per_cycle() == 1 && fft_left() > 1;
-  return whole_blocks_ && started_ && next_ < task_count_ && context_.pipeline->per_cycle() == 1 &&
-         instruction_ + 1 < micro_->instructions.size();
+  if (in_fft()) return fft_left() > 1;
+  return whole_blocks_ && started_ && next_ < task_count_ && instruction_ + 1 < micro_->instructions.size();
 }
 
 // Times the run first (which cycle each fma issues at and when its result is usable), then
@@ -247,25 +246,30 @@ bool TaskSequencer::can_fast_forward() const {
 Cycle TaskSequencer::fast_forward(Cycle cycle, Cycle limit) {
   if (in_fft()) return fast_forward_fft(cycle, limit);
   const std::size_t first = instruction_;
-  Cycle first_issue = never;
-  Cycle t = 0;
+  RunTiming run;
   prefetch_inputs();
-  if (whole_run_fits(cycle, limit)) t = place_whole_run(cycle, first_issue);
-  else if (current_.component_ready) t = time_run<true>(cycle, limit, first_issue);
-  else t = time_run<false>(cycle, limit, first_issue);
+  if (whole_run_fits(cycle, limit)) place_whole_run(run);
+  else if (current_.component_ready) time_run<true>(cycle, limit, run);
+  else time_run<false>(cycle, limit, run);
   const std::size_t count = instruction_ - first;
-  if (count == 0) return t;
-  const Cycle last_issue = t - 1;
+  if (count == 0) return cycle;
   context_.datapath->fma_run(current_.instructions + first, count, current_.accumulator_buffer, current_.operand_buffer,
                              current_.coefficient_buffer);
-  context_.pipeline->issue_run(count, last_issue);
-  last_result_ = last_issue + context_.pipeline->latency();
-  context_.steps.issued(step_, count, first_issue);
-  context_.trace_run(next_, count, first_issue, last_issue);
+  last_result_ = run.last + context_.pipeline->latency();
+  return account_run(cycle, count, run);
+}
+
+// What a run issued ahead counts, as stepping through its cycles would have: each cycle with an
+// fma busy, each without a dependency stall. Returns the cycle the ordinary issue resumes at.
+Cycle TaskSequencer::account_run(Cycle cycle, std::size_t count, const RunTiming& run) {
+  context_.pipeline->issue_run(count, run.cycles, run.last);
+  context_.steps.issued(step_, count, run.first);
+  context_.trace_run(next_, count, run.first, run.last);
   context_.stats.fast_forwarded_fma += count;
-  context_.stats.busy_cycles += count;
-  context_.last_progress = std::max(context_.last_progress, last_issue);
-  return t;
+  context_.stats.busy_cycles += run.cycles;
+  context_.stats.dependency_stalls += (run.last + 1 - cycle) - run.cycles;
+  context_.last_progress = std::max(context_.last_progress, run.last);
+  return run.last + 1;
 }
 
 // The compute's words, which the run reads and writes, asked for at once (models/prefetch.hpp).
@@ -282,11 +286,11 @@ void TaskSequencer::prefetch_inputs() const {
 }
 
 // The kernel's schedule holds when the run starts right after the compute's first fma, no
-// sooner than the schedule's second issue, every input is usable by then, and nothing is due
-// before the run ends.
+// sooner than the schedule's second issue, every input is usable by then, nothing is due
+// before the run ends, and the compute's last fma issues after the run's last cycle.
 bool TaskSequencer::whole_run_fits(Cycle cycle, Cycle limit) const {
   const ComputeSchedule& s = context_.run->schedules[context_.detail(next_).kernel];
-  if (s.issue.empty() || instruction_ != 1 || current_.component_ready) return false;
+  if (s.issue.empty() || s.last_shares_cycle || instruction_ != 1 || current_.component_ready) return false;
   const std::size_t last = current_.count - 1;
   const Cycle start = first_cycle_ + s.issue[1];
   if (cycle > start || first_cycle_ + s.issue[last - 1] >= limit) return false;
@@ -302,7 +306,7 @@ bool TaskSequencer::whole_run_fits(Cycle cycle, Cycle limit) const {
 }
 
 // The whole run (every fma but the first and the last) at the schedule's cycles.
-Cycle TaskSequencer::place_whole_run(Cycle cycle, Cycle& first_issue) {
+void TaskSequencer::place_whole_run(RunTiming& run) {
   const ComputeSchedule& s = context_.run->schedules[context_.detail(next_).kernel];
   const std::size_t last = current_.count - 1;
   for (std::size_t w = 0; w < s.ready_before_last.size(); ++w) {
@@ -310,40 +314,63 @@ Cycle TaskSequencer::place_whole_run(Cycle cycle, Cycle& first_issue) {
     current_.writes_left[w] = s.left_before_last[w];
   }
   if (s.some_final_before_last && finals_release_sends_) context_.send_state_changed = true;
-  first_issue = first_cycle_ + s.issue[1];
-  const Cycle end = first_cycle_ + s.issue[last - 1] + 1;
-  context_.stats.dependency_stalls += (end - cycle) - (last - 1);
+  run = {first_cycle_ + s.issue[1], first_cycle_ + s.issue[last - 1], s.run_cycles};
   instruction_ = last;
-  return end;
+}
+
+// Whether the fma from `from` to the compute's last would all issue in `cycle`: each has its
+// inputs by then and a slot, and none adds to what another of them adds to (the later would
+// wait for the earlier's result). A run issued ahead then ends before `from`, so that the
+// ordinary issue takes that whole cycle: it ends with the compute's last fma.
+bool TaskSequencer::last_joins(std::size_t from, Cycle cycle) const {
+  const std::size_t last = current_.count - 1;
+  if (last + 1 - from > context_.pipeline->per_cycle()) return false;
+  for (std::size_t k = from; k <= last; ++k) {
+    const FmaInstruction& i = current_.instructions[k];
+    const Cycle target = current_.component_ready ? current_.component_ready[micro_->target(i)] : current_.accumulator[i.accumulator].ready;
+    if (target > cycle || current_.operand[i.operand].ready > cycle || current_.coefficient[i.coefficient].ready > cycle) return false;
+    for (std::size_t j = from; j < k; ++j)
+      if (current_.component_ready ? micro_->target(current_.instructions[j]) == micro_->target(i)
+                                   : current_.instructions[j].accumulator == i.accumulator)
+        return false;
+  }
+  return true;
 }
 
 // The issue cycle of each fma of the run, up to (not including) the compute's last: the
-// first cycle from the previous issue on at which its inputs are usable.
+// cycle of the fma before while it has a slot and the inputs are usable, else the first later
+// cycle at which they are.
 template <bool split>
-Cycle TaskSequencer::time_run(Cycle cycle, Cycle limit, Cycle& first_issue) {
+void TaskSequencer::time_run(Cycle cycle, Cycle limit, RunTiming& run) {
   const std::size_t last = current_.count - 1;
   const Cycle latency = context_.pipeline->latency();
+  const unsigned width = context_.pipeline->per_cycle();
   const FmaInstruction* const instructions = current_.instructions;
   WordState* const accumulator = current_.accumulator;
-  Cycle t = cycle;
-  std::uint64_t stalls = 0;
+  Cycle t = cycle;        // the cycle of the fma before (the run's first cycle has issued none)
+  unsigned in_cycle = 0;  // fma issued in it
   while (instruction_ < last) {
     const FmaInstruction& i = instructions[instruction_];
     NarrowCycle& target = split ? current_.component_ready[micro_->target(i)] : accumulator[i.accumulator].ready;
-    const Cycle earliest = std::max<Cycle>({t, target, current_.operand[i.operand].ready, current_.coefficient[i.coefficient].ready});
+    Cycle earliest = std::max<Cycle>({t, target, current_.operand[i.operand].ready, current_.coefficient[i.coefficient].ready});
+    if (earliest == t && in_cycle == width) earliest = t + 1;
     if (earliest >= limit) break;
-    stalls += earliest - t;
-    if (first_issue == never) first_issue = earliest;
+    if (earliest != t || in_cycle == 0) {  // the first fma of a cycle
+      if (width > 1 && last_joins(instruction_, earliest)) break;
+      t = earliest;
+      in_cycle = 0;
+      ++run.cycles;
+    }
+    ++in_cycle;
+    if (run.first == never) run.first = earliest;
+    run.last = earliest;
     target = earliest + latency;
     WordState& word = accumulator[i.accumulator];
     if constexpr (split)
       word.ready = std::max(current_.component_ready[2 * i.accumulator], current_.component_ready[2 * i.accumulator + 1]);
     if (--current_.writes_left[i.accumulator] == 0 && finals_release_sends_) context_.send_state_changed = true;
-    t = earliest + 1;
     ++instruction_;
   }
-  context_.stats.dependency_stalls += stalls;
-  return t;
 }
 
 }  // namespace torus

@@ -29,10 +29,10 @@ class TaskSequencer {
   // The issue phase of one cycle: returns the fma issued; `blocked` says why it stopped.
   std::size_t issue(Cycle cycle, Blocked& blocked);
 
-  // Fast-forward: with the compute started, one fma per cycle and whole blocks, the fma up to
-  // (not including) the last can be issued ahead until `limit` (nothing outside the node can
-  // change when they issue before then); likewise an FFT task once entered (its passes wait
-  // for nothing but each other). Returns the cycle the node resumes issuing at.
+  // Fast-forward: with the compute started and whole blocks, the fma up to (not including) the
+  // last, and not in the last's cycle, can be issued ahead until `limit` (nothing outside the
+  // node can change when they issue before then); likewise an FFT task once entered (its passes
+  // wait for nothing but each other). Returns the cycle the node resumes issuing at.
   bool can_fast_forward() const;
   Cycle fast_forward(Cycle cycle, Cycle limit);
 
@@ -88,11 +88,18 @@ class TaskSequencer {
   // Checks the fma at the head; returns false (and why) when it cannot issue at `cycle`.
   bool ready_to_issue(Cycle cycle, Blocked& blocked) const;
   void issue_one(Cycle cycle);
+  // A run of fma issued ahead: its first and last issue cycles and how many cycles issue.
+  struct RunTiming {
+    Cycle first = never, last = never;
+    std::size_t cycles = 0;
+  };
   template <bool split>
-  Cycle time_run(Cycle cycle, Cycle limit, Cycle& first_issue);
+  void time_run(Cycle cycle, Cycle limit, RunTiming& run);
+  bool last_joins(std::size_t from, Cycle cycle) const;
   bool whole_run_fits(Cycle cycle, Cycle limit) const;
   void prefetch_inputs() const;
-  Cycle place_whole_run(Cycle cycle, Cycle& first_issue);
+  void place_whole_run(RunTiming& run);
+  Cycle account_run(Cycle cycle, std::size_t count, const RunTiming& run);
   void finish(Cycle cycle);
   void load(const Task& task, Cycle cycle);
   NarrowCycle& target_ready(const FmaInstruction& instruction);

@@ -46,7 +46,7 @@ TorusTop::TorusTop(const sc_core::sc_module_name& name, const TopConfig& config,
   shared_.receive_of = receive_tasks(program);
   for (const KernelSpec& k : program.kernels) {
     shared_.micro.push_back(micro_schedule.build(k, split_complex));
-    shared_.schedules.push_back(schedule_compute(shared_.micro.back(), config.fma_latency));
+    shared_.schedules.push_back(schedule_compute(shared_.micro.back(), config.fma_latency, config.fma_per_cycle));
   }
   shared_.policy = &policy;
   shared_.message_startup = config.message_startup;

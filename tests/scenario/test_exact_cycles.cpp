@@ -105,7 +105,14 @@ TEST_CASE("fast-forward changes nothing but speed", "[scenario][cycles][fast_for
   for (const std::string machine :
        {"--N 8 --P 4 --fma_latency 4", "--N 4 --P 2 --fma_latency 16", "--N 6 --P 3 --micro_schedule chained",
         "--N 4 --P 2 --link_words_per_cycle 1/8", "--N 8 --P 2 --link_buffer_words 2 --link_latency 3",
-        "--N 4 --P 1 --transform dft --fma_latency 6", "--N 6 --P 3 --transform dft --complex_fma_cost 1"}) {
+        "--N 4 --P 1 --transform dft --fma_latency 6", "--N 6 --P 3 --transform dft --complex_fma_cost 1",
+        // Several fma a cycle: runs whose compute's last fma shares a cycle with the fma before it
+        // end before that cycle (the first, third and fourth have such computes; the FFT's last
+        // pass, such cycles), and one whose fma all pack three a cycle.
+        "--N 8 --P 4 --fma_per_cycle 2 --fma_latency 4", "--N 6 --P 3 --fma_per_cycle 3 --fma_latency 1",
+        "--N 8 --P 2 --fma_per_cycle 4 --transform dft --complex_fma_cost 1",
+        "--N 6 --P 3 --fma_per_cycle 2 --transform dft --fma_latency 3",
+        "--N 16 --P 2 --algorithm slab_fft --transform dft --local_kernel fft --fma_per_cycle 3"}) {
     TempDir dir;
     nlohmann::json reports[2];
     std::string results[2];
