@@ -21,8 +21,8 @@ struct ComputeSchedule {
   std::vector<std::uint16_t> left_before_last;
   bool some_final_before_last = false;  // a word has all its updates before the last fma
   // The cycles in which the fma between the first and the last issue, and whether the last
-  // shares the cycle of the one before (then no run can end before it: fast-forward times the
-  // compute fma by fma instead).
+  // shares the cycle of the one before (then the whole run cannot be placed from this schedule:
+  // a run ends before the last's cycle, and fast-forward times the compute fma by fma).
   std::size_t run_cycles = 0;
   bool last_shares_cycle = false;
 };

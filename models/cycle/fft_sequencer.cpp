@@ -113,7 +113,7 @@ Cycle TaskSequencer::fast_forward_fft(Cycle cycle, Cycle limit) {
   RunTiming run;
   Cycle t = cycle;
   std::uint64_t count = 0;
-  for (;;) {
+  while (fft_.pass < fft_.passes) {  // the last pass always keeps its last cycle: a guard only
     const std::uint64_t in_pass = fft_.per_pass - fft_.issued;
     const Cycle start = std::max(t, fft_.pass_start);
     std::uint64_t cycles = (in_pass + width - 1) / width;

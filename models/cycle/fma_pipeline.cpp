@@ -27,7 +27,7 @@ void FmaPipeline::issue_run(std::size_t count, std::size_t cycles, Cycle last) {
   if (cycles == 0 || cycles > count || count > cycles * per_cycle_ || last + 1 < cycles)
     throw std::logic_error("fma unit: a run of " + std::to_string(count) + " fma cannot take " + std::to_string(cycles) +
                            " cycles at " + std::to_string(per_cycle_) + " a cycle");
-  if (current_cycle_ != never && last - cycles < current_cycle_)
+  if (current_cycle_ != never && last + 1 - cycles <= current_cycle_)
     throw std::logic_error("fma unit: a run of fma overlaps earlier issues");
   current_cycle_ = last;
   issued_this_cycle_ = per_cycle_;

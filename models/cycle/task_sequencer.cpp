@@ -339,7 +339,8 @@ bool TaskSequencer::last_joins(std::size_t from, Cycle cycle) const {
 
 // The issue cycle of each fma of the run, up to (not including) the compute's last: the
 // cycle of the fma before while it has a slot and the inputs are usable, else the first later
-// cycle at which they are.
+// cycle at which they are. The run stops at `limit` and before a cycle the last would share
+// (last_joins).
 template <bool split>
 void TaskSequencer::time_run(Cycle cycle, Cycle limit, RunTiming& run) {
   const std::size_t last = current_.count - 1;

@@ -220,7 +220,7 @@ TEST_CASE("two nodes: FFT, two sends, two receives, FFT reading both (hand-deriv
   CHECK(node_record(records, 1)["busy"] == 256);
   for (const std::string policy : {"after_compute", "overlapped"})
     for (const unsigned f : {1u, 2u})
-      for (const std::string fast_forward : {"on", "off"}) {  // SystemC fast-forwards FFT passes (f = 1, after_compute)
+      for (const std::string fast_forward : {"on", "off"}) {  // SystemC fast-forwards FFT passes (after_compute)
         INFO(policy << " fma_per_cycle " << f << " fast_forward " << fast_forward);
         Machine other = machine;
         other.policy = policy;

@@ -112,6 +112,9 @@ TEST_CASE("fast-forward changes nothing but speed", "[scenario][cycles][fast_for
         "--N 8 --P 4 --fma_per_cycle 2 --fma_latency 4", "--N 6 --P 3 --fma_per_cycle 3 --fma_latency 1",
         "--N 8 --P 2 --fma_per_cycle 4 --transform dft --complex_fma_cost 1",
         "--N 6 --P 3 --fma_per_cycle 2 --transform dft --fma_latency 3",
+        // Chained, one word's updates in a row: runs placed whole from the kernel's schedule.
+        "--N 8 --P 4 --fma_per_cycle 2 --micro_schedule chained --fma_latency 3",
+        "--N 6 --P 3 --fma_per_cycle 3 --micro_schedule chained --fma_latency 2",
         "--N 16 --P 2 --algorithm slab_fft --transform dft --local_kernel fft --fma_per_cycle 3"}) {
     TempDir dir;
     nlohmann::json reports[2];
