@@ -200,12 +200,18 @@ bool TaskSequencer::ready_to_issue(Cycle cycle, Blocked& blocked) const {
     blocked = Blocked::Data;
     return false;
   }
-  const Cycle target = c.component_ready ? c.component_ready[micro_->target(i)] : acc.ready;
-  if (operand.ready > cycle || coefficient.ready > cycle || target > cycle) {
+  if (!usable_by(i, cycle)) {
     blocked = Blocked::Dependency;  // present, but a result still in this node's pipeline
     return false;
   }
   return true;
+}
+
+// Whether the words the fma reads, and the one it adds to, are usable at `cycle`.
+bool TaskSequencer::usable_by(const FmaInstruction& i, Cycle cycle) const {
+  const Current& c = current_;
+  const Cycle target = c.component_ready ? c.component_ready[micro_->target(i)] : c.accumulator[i.accumulator].ready;
+  return c.operand[i.operand].ready <= cycle && c.coefficient[i.coefficient].ready <= cycle && target <= cycle;
 }
 
 // The datapath computes the value now; the pipeline says when it may be used.
@@ -327,8 +333,7 @@ bool TaskSequencer::last_joins(std::size_t from, Cycle cycle) const {
   if (last + 1 - from > context_.pipeline->per_cycle()) return false;
   for (std::size_t k = from; k <= last; ++k) {
     const FmaInstruction& i = current_.instructions[k];
-    const Cycle target = current_.component_ready ? current_.component_ready[micro_->target(i)] : current_.accumulator[i.accumulator].ready;
-    if (target > cycle || current_.operand[i.operand].ready > cycle || current_.coefficient[i.coefficient].ready > cycle) return false;
+    if (!usable_by(i, cycle)) return false;
     for (std::size_t j = from; j < k; ++j)
       if (current_.component_ready ? micro_->target(current_.instructions[j]) == micro_->target(i)
                                    : current_.instructions[j].accumulator == i.accumulator)

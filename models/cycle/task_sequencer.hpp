@@ -87,6 +87,7 @@ class TaskSequencer {
   bool gate_open() const;
   // Checks the fma at the head; returns false (and why) when it cannot issue at `cycle`.
   bool ready_to_issue(Cycle cycle, Blocked& blocked) const;
+  bool usable_by(const FmaInstruction& i, Cycle cycle) const;
   void issue_one(Cycle cycle);
   // A run of fma issued ahead: its first and last issue cycles and how many cycles issue.
   struct RunTiming {
