@@ -182,7 +182,7 @@ void LinkChannel::request_update_in_order() {
 void LinkChannel::prefetch_object() const { prefetch_bytes(this, sizeof(*this)); }
 
 void LinkChannel::prefetch_staged() const {
-  if (hint_) __builtin_prefetch(hint_, 1);
+  if (arrival_hint_) __builtin_prefetch(arrival_hint_, 1);
   prefetch_span(staged_words_.data(), staged_words_.size());
   prefetch_span(staged_credits_.data(), staged_credits_.size());
   if (!staged_words_.empty()) queue_.prefetch_back();
@@ -221,11 +221,11 @@ void LinkChannel::commit(DeferredCalls* wakes) {
   // A receiver frozen while it waits may take the words now, each as if popped on arrival (at
   // most one word a cycle arrives when the rate is at most 1, so the buffer never holds more).
   if (taker_ && rate_.num <= rate_.den && visible_ == 0) offer_to_taker(queue_.size(), [](const CommittedRun&, std::size_t n) { return n; });
-  if (visible_ < queue_.size() && hint_) {
+  if (visible_ < queue_.size() && arrival_hint_) {
     const Cycle arrival = queue_.arrival_at(visible_);
-    if (arrival < hint_->next) {
-      hint_->next = arrival;
-      if (*hint_->sleeping) wake(hint_->calendar, hint_->node, arrival, wakes);
+    if (arrival < *arrival_hint_) {
+      *arrival_hint_ = arrival;
+      if (*arrival_wake_->sleeping) wake(arrival_wake_->calendar, arrival_wake_->node, arrival, wakes);
     }
   }
   visible_ = queue_.size();
@@ -280,7 +280,7 @@ void LinkChannel::pop(Cycle cycle) {
 void LinkChannel::return_credits(Cycle first, Cycle spacing, std::size_t count, DeferredCalls* wakes) {
   if (count == 0) return;
   returning_credits_.push_run(first, spacing, count);
-  if (credit_hint_ && *credit_hint_->sleeping) wake(credit_hint_->calendar, credit_hint_->node, first, wakes);
+  if (credit_wake_ && *credit_wake_->sleeping) wake(credit_wake_->calendar, credit_wake_->node, first, wakes);
 }
 
 }  // namespace torus

@@ -29,18 +29,10 @@ namespace torus {
 class WakeCalendar;
 struct DeferredCalls;
 
-// Owned by a receiving node, one per input port. The link lowers `next` to the arrival cycle of
-// each word it sends; while the node sleeps, the link also has it woken at that cycle.
-struct ArrivalHint {
-  Cycle next = never;
-  const bool* sleeping = nullptr;
-  WakeCalendar* calendar = nullptr;
-  std::uint32_t node = 0;
-};
-
-// Owned by a sending node, one per output port. `sleeping` is true while the node sleeps for want
-// of credit on some link; a credit that starts back meanwhile has it woken at its return cycle.
-struct CreditHint {
+// Whom a link has woken, and when: the node's flag that it sleeps (for want of words at an
+// input port, or of credit at an output port), its calendar and its index. One per node and
+// kind, shared by its ports.
+struct WakeTarget {
   const bool* sleeping = nullptr;
   WakeCalendar* calendar = nullptr;
   std::uint32_t node = 0;
@@ -95,7 +87,8 @@ class LinkSendIf : public virtual sc_core::sc_interface {
   // The earliest cycle a credit on its way back returns (never: none is on its way); one that
   // starts back later is announced through the hint.
   virtual Cycle next_credit_return() const = 0;
-  virtual void attach_credit_hint(CreditHint* hint) = 0;
+  // A credit that starts back while *target.sleeping has the sender woken at its return.
+  virtual void attach_credit_hint(const WakeTarget* target) = 0;
 };
 
 // The receiving end.
@@ -109,8 +102,10 @@ class LinkReceiveIf : public virtual sc_core::sc_interface {
   virtual void pop(Cycle cycle) = 0;
   // The cycle the front word arrives (or `never` when empty).
   virtual Cycle next_arrival() const = 0;
-  // The receiver need not poll the link while hint->next is in the future.
-  virtual void attach_arrival_hint(ArrivalHint* hint) = 0;
+  // The link lowers *next to the arrival cycle of each word it sends, so the receiver need not
+  // poll it while *next is in the future; while *target.sleeping, it has the receiver woken then.
+  // The cycles of one node's ports lie side by side, read together every cycle.
+  virtual void attach_arrival_hint(Cycle* next, const WakeTarget* target) = 0;
   virtual void attach_taker(LinkTaker* taker) = 0;
   // Offers the taker the committed words that arrive after `now`, front first, until it
   // declines one; each taken word counts as popped on arrival.
@@ -151,11 +146,14 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void send(Cycle cycle, const LinkWord& word) override;
   bool starved_of_credit() const override { return starved_; }
   Cycle next_credit_return() const override { return returning_credits_.empty() ? never : returning_credits_.front(); }
-  void attach_credit_hint(CreditHint* hint) override { credit_hint_ = hint; }
+  void attach_credit_hint(const WakeTarget* target) override { credit_wake_ = target; }
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
   Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front_arrival(); }
-  void attach_arrival_hint(ArrivalHint* hint) override { hint_ = hint; }
+  void attach_arrival_hint(Cycle* next, const WakeTarget* target) override {
+    arrival_hint_ = next;
+    arrival_wake_ = target;
+  }
   // A staged link is updated beside others on other threads, which a taker's update chain
   // would share (refused: nodes that take words ahead never step on several threads).
   void attach_taker(LinkTaker* taker) override;
@@ -249,8 +247,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   bool chained_ = false;  // in the update chain of this delta cycle
   UpdateChain* chain_ = nullptr;
   LinkChannel* update_next_ = nullptr;  // the link that asked for an update before this one
-  ArrivalHint* hint_ = nullptr;
-  CreditHint* credit_hint_ = nullptr;
+  Cycle* arrival_hint_ = nullptr;
+  const WakeTarget* arrival_wake_ = nullptr;
+  const WakeTarget* credit_wake_ = nullptr;
   LinkTaker* taker_ = nullptr;
   // Beside the fields every send and pop reads (stage_for_threads; nullptr: one thread).
   DeferredCalls* sender_calls_ = nullptr;

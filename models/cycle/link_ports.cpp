@@ -9,6 +9,7 @@ namespace torus {
 
 LinkPorts::LinkPorts(NodeContext& context) : context_(context) {
   owner_.fill(free_link);
+  arrival_at_.fill(never);
   forwarded_at_.fill(never);
 }
 
@@ -37,6 +38,7 @@ void LinkPorts::post(std::uint32_t task, std::uint32_t compute, Cycle cycle) {
   const auto d = static_cast<std::size_t>(context_.program().route(m).front());
   outgoing_[d].push_back({task, t.message, t.buffer, generation, m.words, compute, order.release, order.order,
                           t.label.global_step, cycle});
+  queued_ = static_cast<std::uint8_t>(queued_ | (1u << d));
   retry_at_[d] = 0;
 }
 
@@ -52,14 +54,14 @@ std::size_t LinkPorts::next_direction(const LinkWord& word) const {
 void LinkPorts::receive(Cycle cycle, std::uint32_t posted_before) {
   if (context_.incoming_left == 0) return;  // words passing through are the router's, in the send phase
   for (const std::size_t p : in_dirs_) {
-    if (hints_[p].next > cycle) continue;  // nothing due on this link yet
+    if (arrival_at_[p] > cycle) continue;  // nothing due on this link yet
     LinkReceiveIf& link = *context_.in[p];
     while (const LinkWord* word = link.front(cycle)) {
       // A node no message passes through needs no look into the Program to know a word is its own.
       if ((routes_traffic_ && passes_through(*word)) || !store(*word, cycle, posted_before, p)) break;
       link.pop(cycle);
     }
-    hints_[p].next = link.next_arrival();
+    arrival_at_[p] = link.next_arrival();
   }
 }
 
@@ -159,7 +161,7 @@ void LinkPorts::send(Cycle cycle) {
 // cannot matter.
 void LinkPorts::grant(std::size_t d, Cycle cycle) {
   Cycle best = never;
-  int winner = free_link;
+  std::int8_t winner = free_link;
   if (!outgoing_[d].empty() && retry_at_[d] <= cycle) {
     const Outgoing& head = outgoing_[d].front();
     if (released(head, cycle)) {
@@ -171,13 +173,13 @@ void LinkPorts::grant(std::size_t d, Cycle cycle) {
   }
   for (const std::size_t p : in_dirs_) {
     if (!routes_traffic_) break;
-    if (hints_[p].next > cycle || forwarded_at_[p] == cycle) continue;
+    if (arrival_at_[p] > cycle || forwarded_at_[p] == cycle) continue;
     const LinkWord* word = context_.in[p]->front(cycle);
     if (!word || !passes_through(*word) || next_direction(*word) != d) continue;
     const Cycle asked = context_.in[p]->next_arrival();
     if (asked < best) {
       best = asked;
-      winner = static_cast<int>(p);
+      winner = static_cast<std::int8_t>(p);
     }
   }
   owner_[d] = winner;
@@ -210,7 +212,7 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
   }
   if (o.position == o.words) {
     context_.memory.release_pending(o.buffer, o.generation, o.words);
-    queue.pop_front();
+    pop_outgoing(d);
     owner_[d] = free_link;
     return;
   }
@@ -226,7 +228,7 @@ bool LinkPorts::commit_ahead(std::size_t d, Cycle cycle) {
   const Cycle from = retry_at_[d];  // leaves_from(o), found by grant() since the last state change
   if (o.release != SendRelease::ComputeDone || from <= cycle || from == never || !send_ahead(d, o, from)) return false;
   context_.memory.release_pending(o.buffer, o.generation, o.words);
-  outgoing_[d].pop_front();
+  pop_outgoing(d);
   retry_at_[d] = 0;
   return true;
 }
@@ -304,7 +306,7 @@ void LinkPorts::forward(std::size_t d, Cycle cycle) {
       break;
     }
   }
-  hints_[p].next = in.next_arrival();
+  arrival_at_[p] = in.next_arrival();
 }
 
 void LinkPorts::refresh_retries(Cycle cycle) {
@@ -339,20 +341,20 @@ bool LinkPorts::starved_with_work(std::size_t d, Cycle cycle) const {
 
 Cycle LinkPorts::next_arrival() const {
   Cycle next = never;
-  for (const std::size_t p : in_dirs_) next = std::min(next, hints_[p].next);
+  for (const std::size_t p : in_dirs_) next = std::min(next, arrival_at_[p]);
   return next;
 }
 
 Cycle LinkPorts::next_storable_arrival(Cycle cycle) const {
   Cycle next = never;
   for (const std::size_t p : in_dirs_) {
-    if (hints_[p].next <= cycle) {
+    if (arrival_at_[p] <= cycle) {
       const LinkWord* word = context_.in[p]->front(cycle);
       if (word && !(routes_traffic_ && passes_through(*word)) &&
           context_.run->receive_of[word->message] >= *context_.posted_before)
         continue;
     }
-    next = std::min(next, hints_[p].next);
+    next = std::min(next, arrival_at_[p]);
   }
   return next;
 }

@@ -74,12 +74,19 @@ class LinkPorts : public LinkTaker {
   Cycle next_storable_arrival(Cycle cycle) const;
   // With `credit_wakes` (a node about to sleep while out of credit), a link whose released head
   // waits for a credit can send when the next credit on its way back returns; with none on its
-  // way, only after one starts back (announced through credit_hints(); never here).
+  // way, only after one starts back (announced through the credit wake target; never here).
   Cycle earliest_send(Cycle cycle, bool credit_wakes = false) const;
-  std::array<CreditHint, direction_count>& credit_hints() { return credit_hints_; }
+  // Whom the links wake while the node sleeps, for words arriving and for credits returning;
+  // and where each input link keeps the arrival cycle of its next word (LinkReceiveIf).
+  void set_wake_targets(const WakeTarget& on_arrival, const WakeTarget& on_credit) {
+    arrival_wake_ = on_arrival;
+    credit_wake_ = on_credit;
+  }
+  const WakeTarget* arrival_wake() const { return &arrival_wake_; }
+  const WakeTarget* credit_wake() const { return &credit_wake_; }
+  Cycle* arrival_hint(std::size_t p) { return &arrival_at_[p]; }
   const DirectionList& receive_directions() const { return in_dirs_; }
   const DirectionList& send_directions() const { return out_dirs_; }
-  std::array<ArrivalHint, direction_count>& hints() { return hints_; }
   std::string describe_queues(Cycle cycle) const;
   // Hints for the wake calendar (models/prefetch.hpp): the link channels and the head of each
   // queue of messages waiting for a link; then, once those are in, the words of those messages.
@@ -87,10 +94,8 @@ class LinkPorts : public LinkTaker {
   void prefetch_heads() const;
   // The ports' own fields a stepped cycle reads.
   void prefetch_state() const {
-    __builtin_prefetch(&hints_);
-    __builtin_prefetch(&in_dirs_);
-    __builtin_prefetch(&owner_, 1);
-    __builtin_prefetch(&outgoing_, 1);
+    __builtin_prefetch(&in_dirs_, 1);
+    __builtin_prefetch(&arrival_at_, 1);
   }
   // Bytes the ports allocate besides themselves: the queues of messages waiting for a link.
   std::size_t bytes() const {
@@ -122,8 +127,8 @@ class LinkPorts : public LinkTaker {
     std::uint32_t generation = 0;
   };
   // Who holds an output link: nobody, this node's head message, or the message at input port p.
-  static constexpr int free_link = -2;
-  static constexpr int local_owner = -1;
+  static constexpr std::int8_t free_link = -2;
+  static constexpr std::int8_t local_owner = -1;
 
   bool store(const LinkWord& word, Cycle cycle, std::uint32_t posted_before, std::size_t port);
   bool passes_through(const LinkWord& word) const;
@@ -141,9 +146,13 @@ class LinkPorts : public LinkTaker {
   // posts its sends long before they can leave, so asking every cycle cost a twentieth of a
   // stepping node-cycle's instructions. For nodes no message passes through.
   bool asks_now(std::size_t d, Cycle cycle) const {
-    return !outgoing_[d].empty() && (retry_at_[d] <= cycle || (batching_ && retry_at_[d] != never));
+    return ((queued_ >> d) & 1u) != 0 && (retry_at_[d] <= cycle || (batching_ && retry_at_[d] != never));
   }
   void send_local(std::size_t d, Cycle cycle);
+  void pop_outgoing(std::size_t d) {
+    outgoing_[d].pop_front();
+    if (outgoing_[d].empty()) queued_ = static_cast<std::uint8_t>(queued_ & ~(1u << d));
+  }
   bool send_ahead(std::size_t d, Outgoing& o, Cycle from);
   bool commit_ahead(std::size_t d, Cycle cycle);
   bool head_sends(std::uint32_t buffer, std::uint32_t generation) const;
@@ -158,21 +167,24 @@ class LinkPorts : public LinkTaker {
   void forward(std::size_t d, Cycle cycle);
 
   NodeContext& context_;
-  std::array<RingQueue<Outgoing>, direction_count> outgoing_;
-  // Read by every stepped cycle's receive and send phases: together, beside owner_ and
-  // retry_at_, so that they share the lines prefetch_state asks for.
-  DirectionList in_dirs_, out_dirs_;
+  // Read by every stepped cycle's receive and send phases, so kept together, in two cache lines
+  // (prefetch_state): a node's traffic uses about half of the directions, and with a field per
+  // direction in a record of its own each phase would touch a line per direction.
+  alignas(64) DirectionList in_dirs_;
+  DirectionList out_dirs_;
   bool batching_ = false;
   bool routes_traffic_ = true;
-  std::array<int, direction_count> owner_{};
+  std::uint8_t queued_ = 0;  // bit d: outgoing_[d] holds a message
+  std::array<std::int8_t, direction_count> owner_{};  // free_link, local_owner or an input port
   std::array<Cycle, direction_count> retry_at_{};
+  std::array<Cycle, direction_count> arrival_at_{};  // per input port: its next word's arrival (the link's hint)
+  std::array<RingQueue<Outgoing>, direction_count> outgoing_;
   std::array<Cycle, direction_count> committed_until_{};  // the last own word sent ahead on it leaves then
   std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through
   // Per input port, the last cycle a word passing through left from it: the message behind
   // may ask for a link only from the next cycle (docs/timing-model.md, "Routers").
   std::array<Cycle, direction_count> forwarded_at_{};
-  std::array<ArrivalHint, direction_count> hints_{};
-  std::array<CreditHint, direction_count> credit_hints_{};
+  WakeTarget arrival_wake_, credit_wake_;
   std::array<Incoming, direction_count> incoming_{};
   struct Taking {
     std::uint32_t message = no_task, task = no_task, buffer = no_buffer, generation = 0, words = 0;

@@ -15,9 +15,9 @@ namespace torus {
 // lowers it): nothing to offer there.
 void LinkPorts::take_committed(Cycle now) {
   for (const std::size_t p : in_dirs_) {
-    if (hints_[p].next == never) continue;
+    if (arrival_at_[p] == never) continue;
     context_.in[p]->offer_committed(now);
-    hints_[p].next = context_.in[p]->next_arrival();
+    arrival_at_[p] = context_.in[p]->next_arrival();
   }
 }
 
@@ -125,8 +125,7 @@ bool LinkPorts::head_sends(std::uint32_t buffer, std::uint32_t generation) const
 }
 
 void LinkPorts::wake_at(Cycle cycle) const {
-  const ArrivalHint& hint = hints_[in_dirs_.front()];
-  hint.calendar->notify(hint.node, cycle);
+  arrival_wake_.calendar->notify(arrival_wake_.node, cycle);
 }
 
 }  // namespace torus

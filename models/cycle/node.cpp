@@ -82,17 +82,17 @@ std::string Node::fast_forward_refusal(const NodeSettings& settings, const RollP
 }
 
 void Node::start_of_simulation() {
+  const auto node = static_cast<std::uint32_t>(context_.index);
+  ports_.set_wake_targets({&asleep_, &calendar_, node}, {&starved_asleep_, &calendar_, node});
   for (std::size_t d = 0; d < direction_count; ++d) {
-    ports_.hints()[d] = {never, &asleep_, &calendar_, static_cast<std::uint32_t>(context_.index)};
-    ports_.credit_hints()[d] = {&starved_asleep_, &calendar_, static_cast<std::uint32_t>(context_.index)};
     if (auto* port = out_port(d)) {
       context_.out[d] = port->operator->();
-      context_.out[d]->attach_credit_hint(&ports_.credit_hints()[d]);
+      context_.out[d]->attach_credit_hint(ports_.credit_wake());
     }
     auto* port = in_port(d);
     if (!port) continue;  // no traffic comes from there
     context_.in[d] = port->operator->();
-    context_.in[d]->attach_arrival_hint(&ports_.hints()[d]);
+    context_.in[d]->attach_arrival_hint(ports_.arrival_hint(d), ports_.arrival_wake());
     if (batching_) context_.in[d]->attach_taker(&ports_);
   }
 }

@@ -36,10 +36,10 @@ struct NodeStats {
   std::uint64_t words_forwarded = 0;      // of other nodes' messages passing through
   std::uint64_t fast_forwarded_fma = 0;   // issued ahead by fast-forward (the rest stepped cycle by cycle)
   std::uint64_t activations = 0;          // cycles at which SystemC ran the node (what fast-forward saves)
+  Cycle finish_cycle = never;             // first cycle with nothing left to do
   // Per outgoing link: cycles messages waited from asking for it to their first word leaving
   // (links held by others, credits), over every message and hop that took it.
   std::array<std::uint64_t, direction_count> link_wait{};
-  Cycle finish_cycle = never;             // first cycle with nothing left to do
   std::vector<std::uint64_t> fft_fma, fft_butterflies;  // per transform, of the FFT tasks passed
 };
 
@@ -141,16 +141,18 @@ struct NodeContext {
   FmaPipeline* pipeline = nullptr;
   std::array<LinkSendIf*, direction_count> out{};
   std::array<LinkReceiveIf*, direction_count> in{};
-  NodeStats stats;
+  // What a stepped cycle reads and writes, from here to the counters at the head of `stats`,
+  // kept together: in three cache lines rather than five.
   std::uint64_t incoming_left = 0;  // words this node's receives still have to take
   Cycle sent_ahead_until = 0;       // the last cycle a word of its own scheduled ahead leaves
   const std::uint32_t* posted_before = nullptr;  // receives before this task index are posted
   Cycle last_progress = 0;          // last cycle an fma issued or a word moved
-  std::string fault_record;
-  int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
   // Set by whoever changes what may leave (a word stored, a compute finished, a send posted),
   // so the ports re-check queue heads they had found blocked.
   bool send_state_changed = true;
+  NodeStats stats;
+  std::string fault_record;
+  int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
 
   const Task& task(std::uint32_t i) const { return node->tasks[i]; }
   const TaskDetail& detail(std::uint32_t i) const { return node->detail(node->tasks[i]); }  // a load, compute or fft

@@ -11,11 +11,11 @@ namespace torus {
 TaskSequencer::TaskSequencer(NodeContext& context, const RollPolicy& policy,
                              std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send)
     : context_(context),
-      post_send_(std::move(post_send)),
       whole_blocks_(policy.waits_for_whole_blocks()),
       finals_release_sends_(policy.release(BlockRole::Accumulator) == SendRelease::WordFinal ||
                             policy.release(BlockRole::Operand) == SendRelease::WordFinal ||
-                            policy.release(BlockRole::Coefficient) == SendRelease::WordFinal) {}
+                            policy.release(BlockRole::Coefficient) == SendRelease::WordFinal),
+      post_send_(std::move(post_send)) {}
 
 void TaskSequencer::start() {
   task_count_ = static_cast<std::uint32_t>(context_.node->tasks.size());

@@ -134,36 +134,38 @@ class TaskSequencer {
     std::uint16_t* writes_left = nullptr;  // per accumulator word (NodeMemory::expect_updates)
   };
 
+  // What every stepped cycle reads, first: the context, the compute being issued and the walk's
+  // state, in three cache lines; what changes only between tasks follows.
   NodeContext& context_;
   Current current_;
-  std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send_;
-  std::uint32_t last_compute_ = no_task;  // index in NodeContext::computes of the last compute entered
   std::uint32_t next_ = 0;
   // The kind of the task at the pointer and the list's length, kept here: read every cycle, they
   // would otherwise cost a look into the Program each time.
   TaskKind next_kind_ = TaskKind::Load;
   std::uint32_t task_count_ = 0;
-  std::uint32_t posted_until_ = 0;  // sends before this index have been posted
   bool entered_ = false;
   bool started_ = false;
+  bool whole_blocks_ = true;
+  // Some send of the policy leaves word by word as each word's last update retires (WordFinal):
+  // only then does a word becoming final change when a queued send may leave. Otherwise every
+  // fma of a compute's last pass made each port look at its queues again, in vain.
+  bool finals_release_sends_ = true;
   std::size_t instruction_ = 0;
   const MicroProgram* micro_ = nullptr;
   Cycle last_result_ = 0;
-  Cycle first_cycle_ = 0;       // when the current compute's first fma issued
-  std::uint32_t step_ = 0;  // the global step label of the compute
   Cycle cycle_ = 0;             // the cycle being issued
   std::uint32_t replacing_ = no_buffer;  // the buffer a load or compute waits to replace
+  std::uint32_t posted_until_ = 0;  // sends before this index have been posted
+  std::uint32_t last_compute_ = no_task;  // index in NodeContext::computes of the last compute entered
+  std::uint32_t step_ = 0;  // the global step label of the compute
+  Cycle first_cycle_ = 0;       // when the current compute's first fma issued
   struct FftProgress {
     std::uint64_t per_pass = 0, passes = 0;
     std::uint64_t pass = 0, issued = 0;  // the current pass, and its fma issued so far
     Cycle pass_start = 0;                // its first fma issues no earlier
     Cycle last_result = 0;               // of the current pass's fma issued so far
   } fft_;
-  bool whole_blocks_ = true;
-  // Some send of the policy leaves word by word as each word's last update retires (WordFinal):
-  // only then does a word becoming final change when a queued send may leave. Otherwise every
-  // fma of a compute's last pass made each port look at its queues again, in vain.
-  bool finals_release_sends_ = true;
+  std::function<void(std::uint32_t, std::uint32_t, Cycle)> post_send_;
 };
 
 }  // namespace torus
