@@ -182,7 +182,10 @@ void LinkChannel::request_update_in_order() {
 void LinkChannel::prefetch_object() const { prefetch_bytes(this, sizeof(*this)); }
 
 void LinkChannel::prefetch_staged() const {
-  if (arrival_hint_) __builtin_prefetch(arrival_hint_, 1);
+  if (arrival_hint_) {
+    __builtin_prefetch(arrival_hint_, 1);
+    __builtin_prefetch(arrival_wake_);
+  }
   prefetch_span(staged_words_.data(), staged_words_.size());
   prefetch_span(staged_credits_.data(), staged_credits_.size());
   if (!staged_words_.empty()) queue_.prefetch_back();

@@ -29,9 +29,9 @@ namespace torus {
 class WakeCalendar;
 struct DeferredCalls;
 
-// Whom a link has woken, and when: the node's flag that it sleeps (for want of words at an
-// input port, or of credit at an output port), its calendar and its index. One per node and
-// kind, shared by its ports.
+// Whom a link wakes: the node's flag that it sleeps (any sleep, for words arriving; for want of
+// credit, for credits returning), its calendar and its index. One per node and kind, shared by
+// its ports.
 struct WakeTarget {
   const bool* sleeping = nullptr;
   WakeCalendar* calendar = nullptr;

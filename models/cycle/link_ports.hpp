@@ -23,7 +23,6 @@ class DirectionList {
   void push_back(std::size_t d) { items_[size_++] = static_cast<std::uint8_t>(d); }
   const std::uint8_t* begin() const { return items_.data(); }
   const std::uint8_t* end() const { return items_.data() + size_; }
-  std::size_t front() const { return items_[0]; }
 
  private:
   std::array<std::uint8_t, direction_count> items_{};

@@ -154,8 +154,8 @@ void Node::complete_deferred(const DeferredCalls::NodeCall& call) {
   else calendar_.arm(static_cast<std::uint32_t>(context_.index), call.cycle, call.listening);
 }
 
-// Everything after the SystemC base, where the Wakeable part begins (the ports, then the
-// node's own fields).
+// Everything after the SystemC base, where the Wakeable part begins (the port vectors, the
+// context, the pipeline, the link ports, the sequencer, then the node's own fields).
 std::size_t Node::hot_bytes() { return sizeof(Node) - sizeof(sc_core::sc_module); }
 
 void Node::prefetch_links() const {

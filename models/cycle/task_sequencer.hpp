@@ -64,6 +64,7 @@ class TaskSequencer {
   void prefetch_state() const {
     __builtin_prefetch(&current_);
     __builtin_prefetch(&next_, 1);
+    __builtin_prefetch(&cycle_, 1);
   }
 
   std::uint32_t next_task() const { return next_; }
