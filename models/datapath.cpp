@@ -38,8 +38,12 @@ class TypedDatapath final : public NodeDatapath {
   void load(std::uint32_t buffer, const HostBlock& block) override { host_.load(program_, block, memory_[buffer].data()); }
   void zero(std::uint32_t buffer) override { std::fill(memory_[buffer].begin(), memory_[buffer].end(), T{}); }
 
+  // A compute issues its fma one by one on the same three buffers: their words are found once,
+  // and each fma reads only the object's first line before its values.
   void fma(const FmaInstruction& i, std::uint32_t accumulator, std::uint32_t operand, std::uint32_t coefficient) override {
-    apply_fma(i, memory_[accumulator].data(), memory_[operand].data(), memory_[coefficient].data());
+    if (accumulator != bound_.accumulator || operand != bound_.operand || coefficient != bound_.coefficient)
+      bound_ = {memory_[accumulator].data(), memory_[operand].data(), memory_[coefficient].data(), accumulator, operand, coefficient};
+    apply_fma(i, bound_.acc, bound_.a, bound_.c);
   }
 
   void fma_run(const FmaInstruction* first, std::size_t count, std::uint32_t accumulator, std::uint32_t operand,
@@ -89,6 +93,13 @@ class TypedDatapath final : public NodeDatapath {
   std::size_t value_parts() const override { return is_complex_v<T> ? 2 : 1; }
 
  private:
+  // The buffers fma() last worked on (the buffers never move: nothing resizes them).
+  struct Bound {
+    T* acc = nullptr;
+    const T* a = nullptr;
+    const T* c = nullptr;
+    std::uint32_t accumulator = no_buffer, operand = no_buffer, coefficient = no_buffer;
+  } bound_;
   const Program& program_;
   const HostData<T>& host_;
   std::vector<std::vector<T>> memory_;

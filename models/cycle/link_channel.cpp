@@ -184,7 +184,7 @@ void LinkChannel::prefetch_object() const { prefetch_bytes(this, sizeof(*this));
 void LinkChannel::prefetch_staged() const {
   if (arrival_hint_) {
     __builtin_prefetch(arrival_hint_, 1);
-    __builtin_prefetch(arrival_wake_);
+    __builtin_prefetch(arrival_sleeping_);
   }
   prefetch_span(staged_words_.data(), staged_words_.size());
   prefetch_span(staged_credits_.data(), staged_credits_.size());
@@ -228,7 +228,7 @@ void LinkChannel::commit(DeferredCalls* wakes) {
     const Cycle arrival = queue_.arrival_at(visible_);
     if (arrival < *arrival_hint_) {
       *arrival_hint_ = arrival;
-      if (*arrival_wake_->sleeping) wake(arrival_wake_->calendar, arrival_wake_->node, arrival, wakes);
+      if (*arrival_sleeping_) wake(arrival_wake_->calendar, arrival_wake_->node, arrival, wakes);
     }
   }
   visible_ = queue_.size();
@@ -283,7 +283,7 @@ void LinkChannel::pop(Cycle cycle) {
 void LinkChannel::return_credits(Cycle first, Cycle spacing, std::size_t count, DeferredCalls* wakes) {
   if (count == 0) return;
   returning_credits_.push_run(first, spacing, count);
-  if (credit_wake_ && *credit_wake_->sleeping) wake(credit_wake_->calendar, credit_wake_->node, first, wakes);
+  if (credit_sleeping_ && *credit_sleeping_) wake(credit_wake_->calendar, credit_wake_->node, first, wakes);
 }
 
 }  // namespace torus

@@ -146,13 +146,17 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   void send(Cycle cycle, const LinkWord& word) override;
   bool starved_of_credit() const override { return starved_; }
   Cycle next_credit_return() const override { return returning_credits_.empty() ? never : returning_credits_.front(); }
-  void attach_credit_hint(const WakeTarget* target) override { credit_wake_ = target; }
+  void attach_credit_hint(const WakeTarget* target) override {
+    credit_wake_ = target;
+    credit_sleeping_ = target->sleeping;
+  }
   const LinkWord* front(Cycle cycle) override;
   void pop(Cycle cycle) override;
   Cycle next_arrival() const override { return visible_ == 0 ? never : queue_.front_arrival(); }
   void attach_arrival_hint(Cycle* next, const WakeTarget* target) override {
     arrival_hint_ = next;
     arrival_wake_ = target;
+    arrival_sleeping_ = target->sleeping;
   }
   // A staged link is updated beside others on other threads, which a taker's update chain
   // would share (refused: nodes that take words ahead never step on several threads).
@@ -250,6 +254,9 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
   Cycle* arrival_hint_ = nullptr;
   const WakeTarget* arrival_wake_ = nullptr;
   const WakeTarget* credit_wake_ = nullptr;
+  // Their sleep flags, held here too: each word and credit asks, a wake-up is rare.
+  const bool* arrival_sleeping_ = nullptr;
+  const bool* credit_sleeping_ = nullptr;
   LinkTaker* taker_ = nullptr;
   // Beside the fields every send and pop reads (stage_for_threads; nullptr: one thread).
   DeferredCalls* sender_calls_ = nullptr;

@@ -29,7 +29,7 @@ class DirectionList {
   std::uint8_t size_ = 0;
 };
 
-class LinkPorts : public LinkTaker {
+class alignas(64) LinkPorts : public LinkTaker {
  public:
   explicit LinkPorts(NodeContext& context);
 
@@ -93,8 +93,8 @@ class LinkPorts : public LinkTaker {
   void prefetch_heads() const;
   // The ports' own fields a stepped cycle reads.
   void prefetch_state() const {
-    __builtin_prefetch(&in_dirs_, 1);
-    __builtin_prefetch(&arrival_at_, 1);
+    __builtin_prefetch(this, 1);
+    __builtin_prefetch(&retry_at_, 1);
   }
   // Bytes the ports allocate besides themselves: the queues of messages waiting for a link.
   std::size_t bytes() const {
@@ -165,18 +165,19 @@ class LinkPorts : public LinkTaker {
   void prefetch_words(std::uint32_t buffer, std::uint32_t first, std::size_t n) const;
   void forward(std::size_t d, Cycle cycle);
 
-  NodeContext& context_;
-  // Read by every stepped cycle's receive and send phases, so kept together, in two cache lines
-  // (prefetch_state): a node's traffic uses about half of the directions, and with a field per
+  // From here to retry_at_[4], read by every stepped cycle's receive and send phases, so kept
+  // together, in the object's first two cache lines (the class is aligned to them;
+  // prefetch_state): a node's traffic uses about half of the directions, and with a field per
   // direction in a record of its own each phase would touch a line per direction.
-  alignas(64) DirectionList in_dirs_;
+  NodeContext& context_;
+  DirectionList in_dirs_;
   DirectionList out_dirs_;
   bool batching_ = false;
   bool routes_traffic_ = true;
   std::uint8_t queued_ = 0;  // bit d: outgoing_[d] holds a message
   std::array<std::int8_t, direction_count> owner_{};  // free_link, local_owner or an input port
-  std::array<Cycle, direction_count> retry_at_{};
   std::array<Cycle, direction_count> arrival_at_{};  // per input port: its next word's arrival (the link's hint)
+  std::array<Cycle, direction_count> retry_at_{};
   std::array<RingQueue<Outgoing>, direction_count> outgoing_;
   std::array<Cycle, direction_count> committed_until_{};  // the last own word sent ahead on it leaves then
   std::array<std::uint32_t, direction_count> forwarded_{};  // words of the message passing through

@@ -165,8 +165,8 @@ void Node::prefetch_links() const {
 }
 
 void Node::prefetch_cycle_state() const {
-  __builtin_prefetch(&context_.stats, 1);
-  __builtin_prefetch(&context_.incoming_left, 1);
+  __builtin_prefetch(&context_.datapath, 1);
+  __builtin_prefetch(&context_.stats.words_received, 1);
   __builtin_prefetch(&context_.completions);
   __builtin_prefetch(&pipeline_, 1);
   ports_.prefetch_state();

@@ -26,17 +26,18 @@
 
 namespace torus {
 
+// The first eight fields are read or counted in every stepped cycle: one cache line.
 struct NodeStats {
+  std::uint64_t activations = 0;          // cycles at which SystemC ran the node (what fast-forward saves)
+  Cycle finish_cycle = never;             // first cycle with nothing left to do
   std::uint64_t busy_cycles = 0;          // at least one fma issued
   std::uint64_t dependency_stalls = 0;    // waiting for an earlier fma's result (pipeline latency)
   std::uint64_t operand_stalls = 0;       // waiting for words still on their way
-  std::uint64_t backpressure_stalls = 0;  // waiting for words while an outgoing link has no credit
   std::uint64_t words_received = 0;       // stored or dropped by this node's receives
   std::uint64_t words_sent = 0;           // of this node's own messages
   std::uint64_t words_forwarded = 0;      // of other nodes' messages passing through
+  std::uint64_t backpressure_stalls = 0;  // waiting for words while an outgoing link has no credit
   std::uint64_t fast_forwarded_fma = 0;   // issued ahead by fast-forward (the rest stepped cycle by cycle)
-  std::uint64_t activations = 0;          // cycles at which SystemC ran the node (what fast-forward saves)
-  Cycle finish_cycle = never;             // first cycle with nothing left to do
   // Per outgoing link: cycles messages waited from asking for it to their first word leaving
   // (links held by others, credits), over every message and hop that took it.
   std::array<std::uint64_t, direction_count> link_wait{};
@@ -137,12 +138,12 @@ struct NodeContext {
     return open;
   }
   NodeMemory memory;
-  std::unique_ptr<NodeDatapath> datapath;
-  FmaPipeline* pipeline = nullptr;
   std::array<LinkSendIf*, direction_count> out{};
   std::array<LinkReceiveIf*, direction_count> in{};
   // What a stepped cycle reads and writes, from here to the counters at the head of `stats`,
-  // kept together: in three cache lines rather than five.
+  // kept together: two cache lines.
+  alignas(64) std::unique_ptr<NodeDatapath> datapath;
+  FmaPipeline* pipeline = nullptr;
   std::uint64_t incoming_left = 0;  // words this node's receives still have to take
   Cycle sent_ahead_until = 0;       // the last cycle a word of its own scheduled ahead leaves
   const std::uint32_t* posted_before = nullptr;  // receives before this task index are posted
