@@ -155,7 +155,7 @@ void Node::complete_deferred(const DeferredCalls::NodeCall& call) {
 }
 
 // Everything after the SystemC base, where the Wakeable part begins (the port vectors, the
-// context, the pipeline, the link ports, the sequencer, then the node's own fields).
+// context, the settings, the pipeline, the link ports, the sequencer, then the node's own fields).
 std::size_t Node::hot_bytes() { return sizeof(Node) - sizeof(sc_core::sc_module); }
 
 void Node::prefetch_links() const {

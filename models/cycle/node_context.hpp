@@ -26,7 +26,8 @@
 
 namespace torus {
 
-// The first eight fields are read or counted in every stepped cycle: one cache line.
+// The first eight fields (64 bytes) are read or counted in every stepped cycle: NodeContext keeps
+// them right after its own hot fields, in the same two cache lines.
 struct NodeStats {
   std::uint64_t activations = 0;          // cycles at which SystemC ran the node (what fast-forward saves)
   Cycle finish_cycle = never;             // first cycle with nothing left to do

@@ -135,8 +135,8 @@ class TaskSequencer {
     std::uint16_t* writes_left = nullptr;  // per accumulator word (NodeMemory::expect_updates)
   };
 
-  // What every stepped cycle reads, first: the context, the compute being issued and the walk's
-  // state, in three cache lines; what changes only between tasks follows.
+  // What every stepped cycle reads, first and together (prefetch_state asks for it): the context,
+  // the compute being issued and the walk's state; what changes only between tasks follows.
   NodeContext& context_;
   Current current_;
   std::uint32_t next_ = 0;
