@@ -32,8 +32,7 @@ void LinkChannel::collect_credits(Cycle cycle) { credits_ += returning_credits_.
 
 bool LinkChannel::can_send(Cycle cycle) {
   collect_credits(cycle);
-  const std::int64_t cycle_end_tick = static_cast<std::int64_t>(cycle + 1) * rate_.num;
-  if (next_free_tick_ >= cycle_end_tick) {
+  if (!free_in(cycle)) {
     starved_ = false;
     return false;  // the link is still serialising earlier words
   }
@@ -42,9 +41,16 @@ bool LinkChannel::can_send(Cycle cycle) {
   return !starved_;
 }
 
-void LinkChannel::send(Cycle cycle, const LinkWord& sent) {
-  if (!can_send(cycle)) throw std::logic_error(std::string(name()) + ": send without a free link and a credit");
+// can_send(cycle) has just collected the credits due by `cycle`, so the precondition mostly
+// holds without collecting them again; and the answer after the word needs no collection when
+// the link is busy for the rest of the cycle (always, at a word a cycle or less).
+bool LinkChannel::send(Cycle cycle, const LinkWord& sent) {
+  if ((!free_in(cycle) || credits_ == 0) && !can_send(cycle))
+    throw std::logic_error(std::string(name()) + ": send without a free link and a credit");
   transmit(cycle, sent);
+  if (free_in(cycle)) return true;
+  starved_ = false;  // as can_send(cycle) would now set it
+  return false;
 }
 
 void LinkChannel::send_ahead(Cycle from, std::uint32_t message, std::uint32_t first_index, const std::complex<double>* values,

@@ -80,8 +80,10 @@ class LinkSendIf : public virtual sc_core::sc_interface {
                           std::size_t count, Cycle* leave) = 0;
   // True when a word may leave in `cycle`: the link is free and a credit is held.
   virtual bool can_send(Cycle cycle) = 0;
-  // Precondition: can_send(cycle).
-  virtual void send(Cycle cycle, const LinkWord& word) = 0;
+  // Precondition: can_send(cycle), asked last in this cycle. Returns false when the link can take
+  // no other word in `cycle` (it serialises this one: can_send would say so and change nothing);
+  // true when it may, which can_send tells.
+  virtual bool send(Cycle cycle, const LinkWord& word) = 0;
   // True when the last can_send failed for want of credit (for stall accounting).
   virtual bool starved_of_credit() const = 0;
   // The earliest cycle a credit on its way back returns (never: none is on its way); one that
@@ -143,7 +145,7 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
               std::size_t value_parts = 2);
 
   bool can_send(Cycle cycle) override;
-  void send(Cycle cycle, const LinkWord& word) override;
+  bool send(Cycle cycle, const LinkWord& word) override;
   bool starved_of_credit() const override { return starved_; }
   Cycle next_credit_return() const override { return returning_credits_.empty() ? never : returning_credits_.front(); }
   void attach_credit_hint(const WakeTarget* target) override {
@@ -215,6 +217,8 @@ class LinkChannel : public sc_core::sc_prim_channel, public LinkSendIf, public L
                    std::size_t count, Cycle* leave);
   void transmit_faulty(Cycle cycle, const LinkWord& word);  // the word the injected fault hits
   void collect_credits(Cycle cycle);
+  // Whether the link has finished serialising earlier words before `cycle` ends.
+  bool free_in(Cycle cycle) const { return next_free_tick_ < static_cast<std::int64_t>(cycle + 1) * rate_.num; }
   void return_credits(Cycle first, Cycle spacing, std::size_t count, DeferredCalls* wakes = nullptr);
   // Counts the words that have arrived by `cycle` (arrivals are in queue order).
   void observe(Cycle cycle);

@@ -200,15 +200,17 @@ void LinkPorts::send_local(std::size_t d, Cycle cycle) {
     free_now = true;
     o.released_until = o.position + 1;  // even if the link cannot take it this cycle
   }
-  while (free_now && link.can_send(cycle)) {
+  bool link_free = free_now && link.can_send(cycle);
+  while (link_free) {
     const std::uint32_t w = word_at(o);
     if (o.position == 0) check_block(o);
-    link.send(cycle, {context_.datapath->read(o.buffer, w), o.message, w, 0});
+    const bool more = link.send(cycle, {context_.datapath->read(o.buffer, w), o.message, w, 0});
     if (o.position == 0) context_.stats.link_wait[d] += cycle - leaves_from(o);
     sent(o, w, cycle);
     if (++o.position == o.words) break;
     free_now = released(o, cycle);
     if (free_now) o.released_until = o.position + 1;
+    link_free = free_now && more && link.can_send(cycle);
   }
   if (o.position == o.words) {
     context_.memory.release_pending(o.buffer, o.generation, o.words);
@@ -334,9 +336,11 @@ bool LinkPorts::starved_with_work(std::size_t d, Cycle cycle) const {
   // the link, as it would when stepping: the message queued behind it is not free to leave yet.
   // A head found not released until a later cycle is not released now, while no state change
   // since said otherwise.
+  // A head word the send phase found released stays so (send_local): no need to ask again.
   const bool retry_known = !context_.send_state_changed;
-  return !outgoing_[d].empty() && committed_until_[d] <= cycle && !(retry_known && retry_at_[d] > cycle) &&
-         released(outgoing_[d].front(), cycle) && context_.out[d]->credits_unspent(cycle) == 0;
+  if (outgoing_[d].empty() || committed_until_[d] > cycle || (retry_known && retry_at_[d] > cycle)) return false;
+  const Outgoing& head = outgoing_[d].front();
+  return (head.position < head.released_until || released(head, cycle)) && context_.out[d]->credits_unspent(cycle) == 0;
 }
 
 Cycle LinkPorts::next_arrival() const {

@@ -117,6 +117,7 @@ struct NodeContext {
     return next;
   }
   void forget_completions(Cycle cycle) {
+    if (completions.empty()) return;  // asked every stepped cycle
     std::erase_if(completions, [cycle](const auto& c) { return c.second <= cycle; });
   }
   // The receives (and their words) a compute entered but not started waits for in whole

@@ -196,7 +196,8 @@ class NodeMemory {
     for (std::size_t k = 0; k < count; ++k) settle(b, first + static_cast<std::uint32_t>(k), leaves[k]);
   }
   // The compute accumulating into `b` is entered: each word of the buffer gets `updates`
-  // updates, counted down in the array returned (one per word, until the next compute enters).
+  // updates, counted down in the array returned (one per word, until the next compute enters)
+  // when a send of the policy is released word by word, the only reader of writes_left().
   std::uint16_t* expect_updates(std::uint32_t b, std::uint32_t updates) {
     updating_ = b;
     const auto words = static_cast<std::ptrdiff_t>(buffers_[b].words.size());

@@ -227,7 +227,8 @@ void TaskSequencer::issue_one(Cycle cycle) {
   WordState& word = c.accumulator[i.accumulator];
   if (c.component_ready) word.ready = std::max(c.component_ready[2 * i.accumulator], c.component_ready[2 * i.accumulator + 1]);
   last_result_ = result;
-  if (--c.writes_left[i.accumulator] == 0 && finals_release_sends_) context_.send_state_changed = true;  // final: it may leave now
+  // Only a send released word by word reads the count (a line of its own a node-cycle otherwise).
+  if (finals_release_sends_ && --c.writes_left[i.accumulator] == 0) context_.send_state_changed = true;  // final: it may leave now
 }
 
 void TaskSequencer::finish(Cycle) {
@@ -283,7 +284,7 @@ void TaskSequencer::prefetch_inputs() const {
   const Current& c = current_;
   const std::size_t accumulator_words = context_.run->schedules[context_.detail(next_).kernel].ready_before_last.size();
   prefetch_span<true>(c.accumulator, accumulator_words);
-  prefetch_span<true>(c.writes_left, accumulator_words);
+  if (finals_release_sends_) prefetch_span<true>(c.writes_left, accumulator_words);
   prefetch_span(c.operand, c.operand_words);
   prefetch_span(c.coefficient, c.coefficient_words);
   context_.datapath->prefetch(c.accumulator_buffer, 0, accumulator_words, true);
@@ -374,7 +375,7 @@ void TaskSequencer::time_run(Cycle cycle, Cycle limit, RunTiming& run) {
     WordState& word = accumulator[i.accumulator];
     if constexpr (split)
       word.ready = std::max(current_.component_ready[2 * i.accumulator], current_.component_ready[2 * i.accumulator + 1]);
-    if (--current_.writes_left[i.accumulator] == 0 && finals_release_sends_) context_.send_state_changed = true;
+    if (finals_release_sends_ && --current_.writes_left[i.accumulator] == 0) context_.send_state_changed = true;
     ++instruction_;
   }
 }
