@@ -44,7 +44,7 @@ std::size_t LinkPorts::take(const CommittedRun& words, std::size_t count) {
   Cycle wake = never;
   if (taking_.buffer != no_buffer && head_sends(taking_.buffer, taking_.generation)) wake = first;
   if (context_.words_done(taking_.task) == taking_.words) {
-    context_.completions.push_back({taking_.task, last});
+    context_.add_completion(taking_.task, last);
     if (context_.in_gate(taking_.task)) wake = std::min(wake, context_.gate_opens_at());
     else if (wake == never) wake = last;
   }

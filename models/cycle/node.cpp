@@ -167,7 +167,6 @@ void Node::prefetch_links() const {
 void Node::prefetch_cycle_state() const {
   __builtin_prefetch(&context_.datapath, 1);
   __builtin_prefetch(&context_.stats.words_received, 1);
-  __builtin_prefetch(&context_.completions);
   __builtin_prefetch(&pipeline_, 1);
   ports_.prefetch_state();
   sequencer_.prefetch_state();
@@ -298,7 +297,7 @@ void Node::account(Cycle cycle, std::size_t issued, Blocked blocked) {
 
 bool Node::done(Cycle cycle) const {
   // Words sent ahead are committed early but are gone only when the link takes them.
-  return sequencer_.all_passed() && context_.incoming_left == 0 && context_.completions.empty() &&
+  return sequencer_.all_passed() && context_.incoming_left == 0 && !context_.completions_pending &&
          sequencer_.last_result() <= cycle && !ports_.has_queued() && context_.sent_ahead_until <= cycle;
 }
 

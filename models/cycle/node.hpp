@@ -152,7 +152,7 @@ class Node : public sc_core::sc_module, public Wakeable {
 
   NodeContext context_;
   NodeSettings settings_;
-  FmaPipeline pipeline_;
+  alignas(64) FmaPipeline pipeline_;  // in one line: every issuing cycle reads and writes it
   LinkPorts ports_;
   TaskSequencer sequencer_;
   WakeCalendar& calendar_;

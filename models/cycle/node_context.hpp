@@ -97,14 +97,21 @@ struct NodeContext {
   std::span<const ComputeFlow> computes;    // NodePlan::computes
   std::span<const FftDataflow> ffts;        // NodePlan::ffts
   std::vector<NarrowCycle> compute_done;    // per compute: the cycle its last result is usable
+  std::vector<TaskRecord> trace;     // per task, when asked
+  // Each of the next two in one cache line (the context is aligned and the fields above fill
+  // two lines): every fma notes its step, every word its task.
+  StepLog steps;                     // per global step label
   // Per receive and send still in play: words stored or sent (TaskWindow; the others are not
   // counted, they are known by the sequencer's pointer).
   TaskWindow counts;
-  StepLog steps;                     // per global step label
-  std::vector<TaskRecord> trace;     // per task, when asked
   // Receives completed ahead of time by words taken at commit (LinkPorts::take): the cycle their
-  // last word arrives. Until then they count as incomplete.
+  // last word arrives. Until then they count as incomplete. Added only through add_completion,
+  // which keeps completions_pending (in the hot lines below) true while any is held.
   std::vector<std::pair<std::uint32_t, Cycle>> completions;
+  void add_completion(std::uint32_t receive, Cycle at) {
+    completions.push_back({receive, at});
+    completions_pending = true;
+  }
   bool complete_by(std::uint32_t receive, Cycle cycle) const {
     if (words_done(receive) < words_of(receive)) return false;
     for (const auto& [task, at] : completions)
@@ -117,8 +124,9 @@ struct NodeContext {
     return next;
   }
   void forget_completions(Cycle cycle) {
-    if (completions.empty()) return;  // asked every stepped cycle
+    if (!completions_pending) return;  // asked every stepped cycle: the list's own line is not read then
     std::erase_if(completions, [cycle](const auto& c) { return c.second <= cycle; });
+    completions_pending = !completions.empty();
   }
   // The receives (and their words) a compute entered but not started waits for in whole
   // (after_compute); no_task where a role is not received, all of them when nothing waits.
@@ -153,6 +161,7 @@ struct NodeContext {
   // Set by whoever changes what may leave (a word stored, a compute finished, a send posted),
   // so the ports re-check queue heads they had found blocked.
   bool send_state_changed = true;
+  bool completions_pending = false;  // !completions.empty()
   NodeStats stats;
   std::string fault_record;
   int corrupt_bit = -1;  // flip this bit of the first coefficient word loaded
