@@ -19,6 +19,7 @@ TaskSequencer::TaskSequencer(NodeContext& context, const RollPolicy& policy,
 
 void TaskSequencer::start() {
   task_count_ = static_cast<std::uint32_t>(context_.node->tasks.size());
+  tracing_ = !context_.trace.empty();
   if (task_count_ > 0) next_kind_ = context_.task(0).kind;
 }
 
@@ -145,16 +146,16 @@ bool TaskSequencer::enter(Cycle cycle, Blocked& blocked) {
               acc.words.data(),
               context_.memory.buffer(d.operand).words.data(),
               context_.memory.buffer(d.coefficient).words.data(),
-              context_.program().kernels[d.kernel].operand_words(),  // the block's words lead the buffer
-              context_.program().kernels[d.kernel].coefficient_words(),
               components.empty() ? nullptr : components.data(),
-              flow.accumulator_generation,
-              flow.operand_generation,
-              flow.coefficient_generation,
+              context_.memory.expect_updates(task.buffer, micro_->updates_per_word),
               task.buffer,
               d.operand,
-              d.coefficient,
-              context_.memory.expect_updates(task.buffer, micro_->updates_per_word)};
+              d.coefficient};
+  extent_ = {static_cast<std::uint32_t>(context_.program().kernels[d.kernel].operand_words()),  // the block's words lead the buffer
+             static_cast<std::uint32_t>(context_.program().kernels[d.kernel].coefficient_words()),
+             flow.accumulator_generation,
+             flow.operand_generation,
+             flow.coefficient_generation};
   entered_ = true;
   instruction_ = 0;
   last_compute_ = context_.info[next_];
@@ -195,8 +196,8 @@ bool TaskSequencer::ready_to_issue(Cycle cycle, Blocked& blocked) const {
   const WordState& coefficient = c.coefficient[i.coefficient];
   // With whole blocks the gate has already seen every arriving word; otherwise each fma waits
   // for the words it reads.
-  if (!whole_blocks_ && (acc.generation != c.accumulator_generation || operand.generation != c.operand_generation ||
-                         coefficient.generation != c.coefficient_generation)) {
+  if (!whole_blocks_ && (acc.generation != extent_.accumulator_generation || operand.generation != extent_.operand_generation ||
+                         coefficient.generation != extent_.coefficient_generation)) {
     blocked = Blocked::Data;
     return false;
   }
@@ -222,7 +223,7 @@ void TaskSequencer::issue_one(Cycle cycle) {
   context_.datapath->fma(i, c.accumulator_buffer, c.operand_buffer, c.coefficient_buffer);
   const Cycle result = context_.pipeline->issue(cycle);
   context_.steps.issued(step_, 1, cycle);
-  context_.trace_run(next_, 1, cycle, cycle);
+  if (tracing_) context_.trace_run(next_, 1, cycle, cycle);  // the trace's own line is not read otherwise
   target_ready(i) = result;
   WordState& word = c.accumulator[i.accumulator];
   if (c.component_ready) word.ready = std::max(c.component_ready[2 * i.accumulator], c.component_ready[2 * i.accumulator + 1]);
@@ -285,11 +286,11 @@ void TaskSequencer::prefetch_inputs() const {
   const std::size_t accumulator_words = context_.run->schedules[context_.detail(next_).kernel].ready_before_last.size();
   prefetch_span<true>(c.accumulator, accumulator_words);
   if (finals_release_sends_) prefetch_span<true>(c.writes_left, accumulator_words);
-  prefetch_span(c.operand, c.operand_words);
-  prefetch_span(c.coefficient, c.coefficient_words);
+  prefetch_span(c.operand, extent_.operand_words);
+  prefetch_span(c.coefficient, extent_.coefficient_words);
   context_.datapath->prefetch(c.accumulator_buffer, 0, accumulator_words, true);
-  context_.datapath->prefetch(c.operand_buffer, 0, c.operand_words, false);
-  context_.datapath->prefetch(c.coefficient_buffer, 0, c.coefficient_words, false);
+  context_.datapath->prefetch(c.operand_buffer, 0, extent_.operand_words, false);
+  context_.datapath->prefetch(c.coefficient_buffer, 0, extent_.coefficient_words, false);
 }
 
 // The kernel's schedule holds when the run starts right after the compute's first fma, no
@@ -308,8 +309,8 @@ bool TaskSequencer::whole_run_fits(Cycle cycle, Cycle limit) const {
   };
   const std::uint32_t first_target = current_.instructions[0].accumulator;
   return usable(current_.accumulator, s.ready_before_last.size(), first_target) &&
-         usable(current_.operand, current_.operand_words, no_buffer) &&
-         usable(current_.coefficient, current_.coefficient_words, no_buffer);
+         usable(current_.operand, extent_.operand_words, no_buffer) &&
+         usable(current_.coefficient, extent_.coefficient_words, no_buffer);
 }
 
 // The whole run (every fma but the first and the last) at the schedule's cycles.

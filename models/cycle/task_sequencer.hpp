@@ -14,7 +14,7 @@ namespace torus {
 
 enum class Blocked : std::uint8_t { None, Dependency, Data };
 
-class TaskSequencer {
+class alignas(64) TaskSequencer {
  public:
   // post_send: queue a send task on its port (the ports decide when its words leave).
   // post_send(task, compute, cycle): `compute` indexes NodeContext::computes (the last compute
@@ -62,8 +62,7 @@ class TaskSequencer {
     __builtin_prefetch(current_.coefficient + i.coefficient);
   }
   void prefetch_state() const {
-    __builtin_prefetch(&current_);
-    __builtin_prefetch(&next_, 1);
+    __builtin_prefetch(this);
     __builtin_prefetch(&cycle_, 1);
   }
 
@@ -121,29 +120,38 @@ class TaskSequencer {
   std::uint64_t fft_left() const { return (fft_.passes - fft_.pass) * fft_.per_pass - fft_.issued; }
   Cycle fast_forward_fft(Cycle cycle, Cycle limit);
 
-  // What the compute being issued works on, looked up once when it is entered (hot path).
+  // What the compute being issued works on, looked up once when it is entered: what every fma
+  // reads (hot path); and what only entering, prefetching and the per-word gate read.
   struct Current {
     const FmaInstruction* instructions = nullptr;
     std::size_t count = 0;
     WordState* accumulator = nullptr;
     const WordState* operand = nullptr;
     const WordState* coefficient = nullptr;
-    std::size_t operand_words = 0, coefficient_words = 0;
     NarrowCycle* component_ready = nullptr;  // split complex only
-    std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
-    std::uint32_t accumulator_buffer = 0, operand_buffer = 0, coefficient_buffer = 0;
     std::uint16_t* writes_left = nullptr;  // per accumulator word (NodeMemory::expect_updates)
+    std::uint32_t accumulator_buffer = 0, operand_buffer = 0, coefficient_buffer = 0;
+  };
+  struct Extent {  // 32-bit counts: a node's words are indexed by 32 bits (NodeMemory)
+    std::uint32_t operand_words = 0, coefficient_words = 0;
+    std::uint32_t accumulator_generation = 0, operand_generation = 0, coefficient_generation = 0;
   };
 
-  // What every stepped cycle reads, first and together (prefetch_state asks for it): the context,
-  // the compute being issued and the walk's state; what changes only between tasks follows.
+  // What every stepped cycle reads and writes, first and in the object's first two cache lines
+  // (the class is aligned to them; prefetch_state): the context, the compute being issued and
+  // the walk's state. What changes only between tasks follows.
   NodeContext& context_;
   Current current_;
   std::uint32_t next_ = 0;
-  // The kind of the task at the pointer and the list's length, kept here: read every cycle, they
+  // The list's length and the kind of the task at the pointer, kept here: read every cycle, they
   // would otherwise cost a look into the Program each time.
-  TaskKind next_kind_ = TaskKind::Load;
   std::uint32_t task_count_ = 0;
+  std::size_t instruction_ = 0;
+  Cycle last_result_ = 0;
+  Cycle cycle_ = 0;             // the cycle being issued
+  std::uint32_t replacing_ = no_buffer;  // the buffer a load or compute waits to replace
+  std::uint32_t step_ = 0;  // the global step label of the compute
+  TaskKind next_kind_ = TaskKind::Load;
   bool entered_ = false;
   bool started_ = false;
   bool whole_blocks_ = true;
@@ -151,14 +159,11 @@ class TaskSequencer {
   // only then does a word becoming final change when a queued send may leave. Otherwise every
   // fma of a compute's last pass made each port look at its queues again, in vain.
   bool finals_release_sends_ = true;
-  std::size_t instruction_ = 0;
+  bool tracing_ = false;  // the context keeps per-task records (NodeContext::trace)
+  Extent extent_;
   const MicroProgram* micro_ = nullptr;
-  Cycle last_result_ = 0;
-  Cycle cycle_ = 0;             // the cycle being issued
-  std::uint32_t replacing_ = no_buffer;  // the buffer a load or compute waits to replace
   std::uint32_t posted_until_ = 0;  // sends before this index have been posted
   std::uint32_t last_compute_ = no_task;  // index in NodeContext::computes of the last compute entered
-  std::uint32_t step_ = 0;  // the global step label of the compute
   Cycle first_cycle_ = 0;       // when the current compute's first fma issued
   struct FftProgress {
     std::uint64_t per_pass = 0, passes = 0;
