@@ -9,6 +9,7 @@
 #include "sim/algorithm.hpp"
 #include "sim/host_data.hpp"
 #include "sim/matmul_run.hpp"
+#include "sim/host_heap.hpp"
 #include "sim/memory_estimate.hpp"
 #include "sim/program_executor.hpp"
 #include "sim/program_verifier.hpp"
@@ -79,6 +80,16 @@ void write_unfit_report(const RunConfig& config, const RunReport& report) {
   if (!config.report_json.empty()) write_file_atomically(config.report_json, to_json(report).dump(2) + "\n");
 }
 
+namespace {
+
+void prepare_heap(const RunConfig& config, const MachineConfig& machine, bool complex_data) {
+  if (config.huge_pages == "off") return;
+  const auto bytes = static_cast<std::size_t>(estimate_memory(config, machine, complex_data).total());
+  if (config.huge_pages == "on" || bytes >= huge_heap_auto_bytes) prepare_huge_heap(bytes);
+}
+
+}  // namespace
+
 bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport& report, bool complex_data,
                std::chrono::steady_clock::time_point start) {
   if (config.is_matmul()) return true;  // its memory is checked when its Program is built
@@ -91,6 +102,7 @@ bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport&
     report.node_memory = fit_in_node_memory(config, machine, report);
     if (cheap && report.fits()) check_memory(config, machine, complex_data);
   }
+  if (report.fits()) prepare_heap(config, machine, complex_data);
   if (!report.fits()) {
     report.values = config.computes_values();
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

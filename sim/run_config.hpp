@@ -42,6 +42,7 @@ struct RunConfig {
   std::string chrome_trace;
   std::string vcd_trace;
   std::int64_t max_memory = 0;
+  std::string huge_pages = "auto";
   std::string values = "on";
   // Not a parameter: the scenario documents the run was configured from (the file and its
   // includes), which no output may replace. Set by whoever loads them.
