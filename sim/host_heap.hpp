@@ -12,9 +12,9 @@
 
 namespace torus {
 
-// Bytes of estimated memory from which huge_pages `auto` prepares the heap: below it a run's
-// state stays in the caches' reach, and clearing whole 2 MiB pages on first touch costs more
-// than the page walks it saves (README, "Speed").
+// Bytes of estimated memory from which huge_pages `auto` prepares the heap of a cycle-engine
+// run: below it a run's state stays in the caches' reach, and clearing whole 2 MiB pages on
+// first touch costs more than the page walks it saves (README, "Speed").
 inline constexpr std::size_t huge_heap_auto_bytes = std::size_t{256} << 20;
 
 // Prepares `bytes` of heap for 2 MiB pages. False when the host refused (the heap could not
