@@ -17,9 +17,15 @@ namespace torus {
 // first touch costs more than the page walks it saves (README, "Speed").
 inline constexpr std::size_t huge_heap_auto_bytes = std::size_t{256} << 20;
 
-// Prepares `bytes` of heap for 2 MiB pages. False when the host refused (the heap could not
-// grow, or madvise failed: a kernel without transparent huge pages); the run goes on with
-// small pages then, as it would have.
+// Whether the kernel hands out transparent huge pages for a range marked for them: its setting
+// exists and is not `never`.
+bool kernel_grants_huge_pages();
+
+// Prepares `bytes` of heap for 2 MiB pages. From then on the C library takes every block of this
+// thread's heap from it and never gives its top back (for the rest of the process: a later
+// run's blocks come from the same marked range). False when nothing was prepared (the kernel
+// grants no huge pages, the heap could not grow, madvise failed), with the library's limits as
+// they were by default; the run goes on with small pages then, as it would have.
 bool prepare_huge_heap(std::size_t bytes);
 
 }  // namespace torus

@@ -83,12 +83,13 @@ void write_unfit_report(const RunConfig& config, const RunReport& report) {
 namespace {
 
 void prepare_heap(const RunConfig& config, const MachineConfig& machine, bool complex_data) {
-  if (config.huge_pages == "off") return;
-  const auto bytes = static_cast<std::size_t>(estimate_memory(config, machine, complex_data).total());
   // auto: where it was measured (README, "Speed"), the cycle engine's every-node state; a page
   // that comes huge holds 2 MiB from its first touch, which sparser state would pay in memory.
-  const bool automatic = machine.engine == "systemc" && bytes >= huge_heap_auto_bytes;
-  if (config.huge_pages == "on" || (config.huge_pages == "auto" && automatic)) prepare_huge_heap(bytes);
+  // Decided before the estimate, which builds the Program for some algorithms.
+  const bool on = config.huge_pages == "on";
+  if (!on && !(config.huge_pages == "auto" && machine.engine == "systemc")) return;
+  const auto bytes = static_cast<std::size_t>(estimate_memory(config, machine, complex_data).total());
+  if (on || bytes >= huge_heap_auto_bytes) prepare_huge_heap(bytes);
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ void RunConfig::declare(ParameterSet& set) {
   set.choice("huge_pages", huge_pages, {"auto", "on", "off"},
              "back the heap with 2 MiB pages (transparent huge pages, where the kernel grants them): fewer page-table "
              "walks for the engine's scattered reads; auto = for a run of engine systemc estimated at 256 MiB or more; "
-             "changes where memory comes from, never a figure of the report but the host's");
+             "task transform only; changes where memory comes from, never a figure of the report but the host's");
   set.choice("values", values, {"on", "off"},
              "on: the nodes compute the values and every result is checked against the golden reference; off: time "
              "the run only (engines systemc and event): no tensor is allocated, no value computed or checked");
