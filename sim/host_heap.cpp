@@ -15,7 +15,8 @@ namespace {
 
 constexpr std::uintptr_t huge_page = std::uintptr_t{2} << 20;
 
-// The C library's own limits (mallopt(3)), put back when the heap could not be prepared.
+// The C library's default limits (mallopt(3)), put back when the heap could not be prepared (their
+// adjustment to the blocks freed, which any mallopt of them ends, stays off).
 void restore_allocator() {
   mallopt(M_MMAP_MAX, 65536);
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);

@@ -284,7 +284,7 @@ void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::
                                             human(limit), smaller));
 }
 
-void check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
+MemoryEstimate check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data) {
   const MemoryEstimate estimate = estimate_memory(run, machine, complex_data);
   const std::string smaller = estimate.per_word_because.empty()
                                   ? "a smaller N or P"
@@ -297,6 +297,7 @@ void check_memory(const RunConfig& run, const MachineConfig& machine, bool compl
                                         "words, boundary torus (mesh: only for orbital_local_coefficients or axes of at most 2 nodes), "
                                         "link_buffer_words auto or above a block)";
   check_memory(estimate, run.max_memory, smaller);
+  return estimate;
 }
 
 MemoryEstimate estimate_schedule_command(std::string_view command, std::string_view format, std::int64_t p,

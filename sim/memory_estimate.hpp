@@ -28,8 +28,9 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data);
 
 // Throws std::invalid_argument naming the estimate and the limit when the run would not fit:
-// max_memory when set, otherwise the memory the system reports available.
-void check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data);
+// max_memory when set, otherwise the memory the system reports available. Returns the estimate
+// it checked.
+MemoryEstimate check_memory(const RunConfig& run, const MachineConfig& machine, bool complex_data);
 // The same for any estimate; `smaller` says what to reduce ("a smaller P").
 void check_memory(const MemoryEstimate& estimate, std::int64_t max_memory, std::string_view smaller);
 

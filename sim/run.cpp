@@ -82,14 +82,12 @@ void write_unfit_report(const RunConfig& config, const RunReport& report) {
 
 namespace {
 
-void prepare_heap(const RunConfig& config, const MachineConfig& machine, bool complex_data) {
+// `bytes`: the run's estimated memory, as the memory check found it.
+void prepare_heap(const RunConfig& config, const MachineConfig& machine, double bytes) {
   // auto: where it was measured (README, "Speed"), the cycle engine's every-node state; a page
   // that comes huge holds 2 MiB from its first touch, which sparser state would pay in memory.
-  // Decided before the estimate, which builds the Program for some algorithms.
-  const bool on = config.huge_pages == "on";
-  if (!on && !(config.huge_pages == "auto" && machine.engine == "systemc")) return;
-  const auto bytes = static_cast<std::size_t>(estimate_memory(config, machine, complex_data).total());
-  if (on || bytes >= huge_heap_auto_bytes) prepare_huge_heap(bytes);
+  const bool automatic = config.huge_pages == "auto" && machine.engine == "systemc" && bytes >= huge_heap_auto_bytes;
+  if (config.huge_pages == "on" || automatic) prepare_huge_heap(static_cast<std::size_t>(bytes));
 }
 
 }  // namespace
@@ -99,14 +97,15 @@ bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport&
   if (config.is_matmul()) return true;  // its memory is checked when its Program is built
   // Decided before the host's memory where that is cheap: a run the simulated machine could not
   // hold is an answer about that machine, whatever this host could do.
+  MemoryEstimate estimate;
   {
     const PhaseTimer timer(report.phases, Phase::MemoryCheck);
     const bool cheap = node_memory_is_cheap(config);
-    if (!cheap) check_memory(config, machine, complex_data);
+    if (!cheap) estimate = check_memory(config, machine, complex_data);
     report.node_memory = fit_in_node_memory(config, machine, report);
-    if (cheap && report.fits()) check_memory(config, machine, complex_data);
+    if (cheap && report.fits()) estimate = check_memory(config, machine, complex_data);
   }
-  if (report.fits()) prepare_heap(config, machine, complex_data);
+  if (report.fits()) prepare_heap(config, machine, estimate.total());  // checked on both paths when it fits
   if (!report.fits()) {
     report.values = config.computes_values();
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
