@@ -17,8 +17,11 @@ machine and its load; run it on an idle machine and say which):
            slow-down of tools/bare_memory_walk (no simulation: the round's larger run's memory
            per node, touched in the engine's pattern, WALK), run in each round right after the
            round's engine runs: the slow-down of touching that much memory in that pattern and
-           nothing else, at the same moment of a shared machine. --threads N passes N host
-           threads to every run (default 1): with fast_forward off they step the nodes.
+           nothing else, at the same moment of a shared machine. With fast_forward off, the
+           bare stepped torus too (tools/bare_stepped_torus: the same kind of steps stepped node
+           by node and cycle by cycle in a bare loop): its speed at both sizes, the engine's
+           share of it, and its own slow-down. --threads N passes N host threads to every run
+           (default 1): with fast_forward off they step the nodes.
   growth   ever larger tori at b = 4 until one takes longer than --budget-seconds: the
            largest torus that runs within the budget (by default values on, forward and
            inverse; --values off --direction forward times one transform only), with the three phases outside the simulation that took
@@ -68,6 +71,7 @@ import tempfile
 import time
 
 from benchmark_mpi import mpi
+from benchmark_stepped import print_stepped, stepped_once, stepper_of
 from benchmark_walk import print_walk, walk_once, walker_of
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -156,11 +160,13 @@ def scaling(args):
     if not os.access(walker, os.X_OK):  # found before any run, not after the first round
         sys.exit(f"benchmark.py scaling: the bare memory walk {walker} is missing; it is built beside torus-sim "
                  "(build/tools/): copy it beside --binary, or pass a --binary from a build directory")
+    if not os.access(stepper_of(args), os.X_OK):
+        sys.exit(f"benchmark.py scaling: the bare stepped torus {stepper_of(args)} is missing; it is built beside torus-sim")
     print("| nodes | fast_forward | cycles | M node-cycles/s | peak MiB | engine KiB/node | held KiB/node |"
           + (" baseline M node-cycles/s | ratio |" if args.baseline else ""))
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline else ""))
     binaries = [args.binary] + ([args.baseline] if args.baseline else [])
-    slowdowns, walks = {}, {}
+    slowdowns, walks, stepped, fastest_off = {}, {}, [], {}
     for ff in ("on", "off"):
         arguments_of = {p: problem(n, p) + ["--fast_forward", ff, "--threads", str(args.threads)] for n, p in SCALING}
         walks[ff] = []
@@ -173,6 +179,8 @@ def scaling(args):
                 return
             bytes_per_node = large[0]["timing"]["peak_memory_bytes"] // SCALING[1][1] ** 3
             walks[ff].append((bytes_per_node, walk_once(args, bytes_per_node, ff, SCALING)))
+            if ff == "off":  # the bare stepped torus beside the engine stepping every cycle
+                stepped.append(stepped_once(args, SCALING, {SCALING[0][1]: SMALL_COPIES}))
 
         reports = paired_runs(binaries, arguments_of, args.repeat, args.budget_seconds, walk_round,
                               {SCALING[0][1]: SMALL_COPIES})
@@ -189,6 +197,8 @@ def scaling(args):
                 print(f"| {p ** 3} | {ff} | past --budget-seconds in every round |", flush=True)
                 continue
             fastest = max(done, key=pooled_rate)
+            if ff == "off":
+                fastest_off[p] = pooled_rate(fastest)
             t = fastest[0]["timing"]
             line = (f"| {p ** 3} | {ff} | {t['total_cycles']} | {pooled_rate(fastest):.2f} | "
                     f"{max(r['timing']['peak_memory_bytes'] for r in fastest) / 2**20:.0f} | "
@@ -212,6 +222,8 @@ def scaling(args):
             print(f"    baseline binary, the same rounds: median {statistics.median(baseline):.2f}x, "
                   f"from {baseline[0]:.2f} to {baseline[-1]:.2f}")
         print_walk(ff, walks[ff], per_round, len(SCALING))
+        if ff == "off":
+            print_stepped(stepped, fastest_off, SCALING)
 
 
 def largest_phases(report, count=3):

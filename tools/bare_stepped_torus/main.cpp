@@ -1,0 +1,237 @@
+// The bare baseline for the cycle engine's speed with fast-forward off: the least a simulator
+// that steps every node in every cycle has to do for the workload tools/benchmark.py times (a
+// forward 3D transform, b = 4, on a P x P x P torus), and nothing else. No Program, no
+// SystemC, no statistics, no generality: a hand-written loop over compact node records.
+//
+// Each node holds its data block X twice (one to compute on and send, one to receive into),
+// an accumulator block and a b x b coefficient block, with a ready cycle per word. A step is a
+// compute of b^4 fma, then a roll: the node sends its X to the next node along the stage's
+// dimension and receives the previous node's. Three stages of P steps; at a stage's end the
+// accumulator becomes the next stage's X. In each cycle every node, in node order:
+//   - receives: takes the word at the head of its incoming link if it has arrived (one word a
+//     cycle at most arrives), marks it ready from that cycle, and returns the credit, which
+//     reaches the sender `link_latency` cycles later;
+//   - issues: the next fma of the compute if its X word and its accumulator word are ready
+//     (an fma's result is ready fma_latency cycles after it issues); the compute's fma go
+//     contraction index outermost, so that an accumulator word's updates lie b^3 fma apart;
+//   - sends: the next word of its X, once the compute's last result is ready, if the link
+//     holds a credit (one word a cycle; it arrives link_latency cycles later).
+// The next step starts when the compute is done and the roll has moved every word both ways.
+// Links hold `ring` words; a word sent in a cycle cannot arrive in it, so the order in which
+// nodes step within a cycle changes nothing, and the cycle count and checksum are the same on
+// any number of threads (each steps a contiguous range of nodes; a barrier ends each cycle).
+//
+//   torus-bare-stepped-torus P FMA_LATENCY LINK_LATENCY THREADS
+//
+// prints: cycles, seconds, million node-cycles per second, bytes per node, checksum.
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <barrier>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr std::uint32_t b = 4;
+constexpr std::uint32_t words = b * b * b;  // a block
+constexpr std::uint32_t fma_per_step = words * b;
+constexpr std::uint32_t ring = 4;  // link buffer words (credits), a power of two
+constexpr std::uint32_t not_yet = UINT32_MAX;
+
+struct Slot {
+  double value;
+  std::uint32_t arrival;
+};
+
+// One direction of one link: words from its sender, credits back from its receiver. Each ring
+// has one writer, which publishes its count after the entry (release) for the other end.
+struct alignas(64) Link {
+  std::array<Slot, ring> slots{};
+  std::atomic<std::uint32_t> pushed{0};  // written by the sender
+  std::uint32_t popped = 0;              // the receiver's own
+  std::array<std::uint32_t, ring> credit_cycle{};  // when each returned credit reaches the sender
+  std::atomic<std::uint32_t> returned{0};          // written by the receiver
+  std::uint32_t credits_seen = 0;                  // the sender's own
+  std::uint32_t credits = ring;                    // the sender's own
+};
+
+struct alignas(64) Node {
+  std::uint32_t step = 0, fma = 0, sent = 0, received = 0, cur = 0;
+  std::uint32_t compute_done = not_yet;  // the cycle the compute's last result is ready
+  std::uint32_t finished = not_yet;
+  std::array<std::uint32_t, 3> upstream{};  // the previous node along each dimension
+  std::array<std::array<double, words>, 2> x{};
+  std::array<std::array<std::uint32_t, words>, 2> x_ready{};
+  std::array<double, words> acc{};
+  std::array<std::uint32_t, words> acc_ready{};
+  std::array<double, b * b> coefficient{};
+};
+
+struct Torus {
+  std::uint32_t p = 0, fma_latency = 0, link_latency = 0;
+  std::vector<Node> nodes;
+  std::vector<Link> links;  // 3 per node: along each dimension, to the next node
+
+  std::uint32_t neighbour(std::uint32_t n, std::uint32_t dim, std::uint32_t delta) const {
+    std::array<std::uint32_t, 3> c{n % p, n / p % p, n / (p * p)};
+    c[dim] = (c[dim] + delta) % p;
+    return c[0] + p * (c[1] + p * c[2]);
+  }
+  Link& out(std::uint32_t n, std::uint32_t dim) { return links[3 * n + dim]; }
+  Link& in(std::uint32_t n, std::uint32_t dim) { return links[3 * nodes[n].upstream[dim] + dim]; }
+};
+
+void receive(Torus& t, std::uint32_t n, std::uint32_t cycle) {
+  Node& node = t.nodes[n];
+  if (node.received == words) return;
+  Link& link = t.in(n, node.step / t.p);
+  if (link.popped == link.pushed.load(std::memory_order_acquire)) return;
+  const Slot& slot = link.slots[link.popped % ring];
+  if (slot.arrival > cycle) return;
+  node.x[node.cur ^ 1][node.received] = slot.value;
+  node.x_ready[node.cur ^ 1][node.received] = cycle;
+  ++node.received;
+  const std::uint32_t returned = link.returned.load(std::memory_order_relaxed);
+  link.credit_cycle[returned % ring] = cycle + t.link_latency;
+  link.returned.store(returned + 1, std::memory_order_release);
+  ++link.popped;
+}
+
+// The next step's compute starts when this one's is done and the roll has ended both ways.
+void advance(Torus& t, Node& node, std::uint32_t cycle) {
+  if (node.step + 1 == 3 * t.p) {
+    node.finished = cycle;
+    return;
+  }
+  ++node.step;
+  node.cur ^= 1;
+  node.fma = node.sent = node.received = 0;
+  node.compute_done = not_yet;
+  if (node.step % t.p != 0) return;
+  node.x[node.cur] = node.acc;  // a stage's result is the next stage's input
+  node.x_ready[node.cur].fill(cycle);
+  node.acc.fill(0.0);
+  node.acc_ready.fill(cycle);
+}
+
+void issue(Torus& t, Node& node, std::uint32_t cycle) {
+  if (node.fma == fma_per_step) {
+    if (node.sent < words || node.received < words || node.compute_done > cycle) return;
+    advance(t, node, cycle);
+    if (node.finished != not_yet) return;
+  }
+  const std::uint32_t j = node.fma / words, a = node.fma % words;  // contraction index, accumulator word
+  const std::uint32_t dim = node.step / t.p;
+  const std::uint32_t stride = dim == 0 ? 1 : dim == 1 ? b : b * b;
+  const std::uint32_t row = a / stride % b;
+  const std::uint32_t xi = a - row * stride + j * stride;
+  if (node.x_ready[node.cur][xi] > cycle || node.acc_ready[a] > cycle) return;
+  node.acc[a] = std::fma(node.coefficient[row * b + j], node.x[node.cur][xi], node.acc[a]);
+  node.acc_ready[a] = cycle + t.fma_latency;
+  if (++node.fma == fma_per_step) node.compute_done = cycle + t.fma_latency;
+}
+
+void send(Torus& t, std::uint32_t n, std::uint32_t cycle) {
+  Node& node = t.nodes[n];
+  if (node.finished != not_yet || node.sent == words || node.compute_done > cycle) return;
+  Link& link = t.out(n, node.step / t.p);
+  const std::uint32_t returned = link.returned.load(std::memory_order_acquire);
+  while (link.credits_seen != returned && link.credit_cycle[link.credits_seen % ring] <= cycle) {
+    ++link.credits_seen;
+    ++link.credits;
+  }
+  if (link.credits == 0) return;
+  --link.credits;
+  const std::uint32_t pushed = link.pushed.load(std::memory_order_relaxed);
+  link.slots[pushed % ring] = {node.x[node.cur][node.sent], cycle + t.link_latency};
+  link.pushed.store(pushed + 1, std::memory_order_release);
+  ++node.sent;
+}
+
+// Returns how many nodes finished in this cycle.
+std::uint32_t step_range(Torus& t, std::uint32_t first, std::uint32_t last, std::uint32_t cycle) {
+  std::uint32_t finishing = 0;
+  for (std::uint32_t n = first; n < last; ++n) {
+    if (t.nodes[n].finished != not_yet) continue;
+    receive(t, n, cycle);
+    issue(t, t.nodes[n], cycle);
+    send(t, n, cycle);
+    finishing += t.nodes[n].finished != not_yet;
+  }
+  return finishing;
+}
+
+void initialise(Torus& t) {
+  for (std::uint32_t n = 0; n < t.nodes.size(); ++n) {
+    Node& node = t.nodes[n];
+    for (std::uint32_t dim = 0; dim < 3; ++dim) node.upstream[dim] = t.neighbour(n, dim, t.p - 1);
+    for (std::uint32_t w = 0; w < words; ++w) node.x[0][w] = std::cos(0.37 * n + 1.3 * w);
+    for (std::uint32_t k = 0; k < b * b; ++k) node.coefficient[k] = std::cos(0.5 * (2.0 * (k % b) + 1.0) * (k / b) / b);
+  }
+}
+
+bool parse(std::string_view text, std::uint32_t& out, std::uint32_t least, std::uint32_t most, const char* name) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (error == std::errc() && end == text.data() + text.size() && out >= least && out <= most) return true;
+  std::fprintf(stderr, "%s: %.*s is not a whole number from %u to %u\n", name, static_cast<int>(text.size()), text.data(), least, most);
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: torus-bare-stepped-torus P FMA_LATENCY LINK_LATENCY THREADS\n");
+    return 2;
+  }
+  Torus t;
+  std::uint32_t threads = 1;
+  if (!parse(argv[1], t.p, 2, 64, "P") || !parse(argv[2], t.fma_latency, 1, 64, "FMA_LATENCY") ||
+      !parse(argv[3], t.link_latency, 1, 64, "LINK_LATENCY") || !parse(argv[4], threads, 1, 64, "THREADS"))
+    return 2;
+  const std::uint32_t count = t.p * t.p * t.p;
+  threads = std::min(threads, count);
+  t.nodes = std::vector<Node>(count);
+  t.links = std::vector<Link>(3 * std::size_t{count});
+  initialise(t);
+
+  std::atomic<std::uint32_t> cycle{0};
+  std::atomic<std::uint32_t> finished{0};
+  std::atomic<bool> done{false};
+  std::barrier end_of_cycle(static_cast<std::ptrdiff_t>(threads), [&]() noexcept {
+    done.store(finished.load(std::memory_order_relaxed) == count, std::memory_order_relaxed);
+    cycle.fetch_add(1, std::memory_order_relaxed);
+  });
+  const auto work = [&](std::uint32_t part) {
+    const std::uint32_t first = count * part / threads, last = count * (part + 1) / threads;
+    while (!done.load(std::memory_order_relaxed)) {
+      finished.fetch_add(step_range(t, first, last, cycle.load(std::memory_order_relaxed)), std::memory_order_relaxed);
+      end_of_cycle.arrive_and_wait();
+    }
+  };
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::jthread> helpers;
+  for (std::uint32_t part = 1; part < threads; ++part) helpers.emplace_back(work, part);
+  work(0);
+  helpers.clear();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::uint32_t cycles = 0;
+  double checksum = 0;
+  for (const Node& node : t.nodes) {
+    cycles = std::max(cycles, node.finished + 1);
+    for (const double v : node.acc) checksum += v;
+  }
+  const double node_cycles = static_cast<double>(cycles) * count;
+  std::printf("%u %.3f %.3f %zu %.17g\n", cycles, seconds, node_cycles / seconds / 1e6, sizeof(Node) + 3 * sizeof(Link), checksum);
+  return 0;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""The bare stepped torus of tools/benchmark.py's scaling table (tools/bare_stepped_torus/main.cpp):
+the same transform's steps (b = 4, a compute of b^4 fma, then a roll of b^3 words a step, 969 P
+cycles in all) stepped node by node and cycle by cycle in a hand-written loop over compact node
+records, with no Program, SystemC or statistics. It is the speed a simulator that steps every
+node in every cycle could reach on this machine, measured in the same rounds as the engine with
+fast_forward off, and the slow-down that alone has from 512 to 4,096 nodes.
+
+Run it through `python3 tools/benchmark.py scaling`."""
+
+import os
+import statistics
+import subprocess
+import sys
+
+
+def stepper_of(args):
+    """The bare stepped torus, built beside torus-sim (build/tools/)."""
+    return os.path.join(os.path.dirname(os.path.abspath(args.binary)), "torus-bare-stepped-torus")
+
+
+def stepped_once(args, sizes, copies):
+    """One run per size (P of `sizes`), `copies[P]` times back to back, pooled: million node-cycles
+    per second (all their node-cycles over all their seconds)."""
+    stepper = stepper_of(args)
+    rates = []
+    for _, p in sizes:
+        node_cycles = seconds = 0.0
+        for _ in range(copies.get(p, 1)):
+            command = [stepper, str(p), "4", "1", str(args.threads)]
+            done = subprocess.run(command, capture_output=True, text=True, check=False)
+            if done.returncode != 0:
+                sys.exit(f"{' '.join(command)} failed ({done.returncode}): {done.stderr[-2000:]}")
+            cycles, took = done.stdout.split()[:2]
+            node_cycles += int(cycles) * p ** 3
+            seconds += float(took)
+        rates.append(node_cycles / max(seconds, 1e-9) / 1e6)
+    return rates
+
+
+def print_stepped(rounds, engine_rates, sizes):
+    """The bare stepped torus per round beside the engine with fast_forward off: its fastest speed
+    at each size, the engine's share of it, and its own 4,096/512 slow-down."""
+    done = [r for r in rounds if r]
+    if not done:
+        return
+    for k, (_, p) in enumerate(sizes):
+        fastest = max(r[k] for r in done)
+        engine = engine_rates.get(p)
+        share = f"; the engine's fastest is {engine / fastest:.2f} of it" if engine else ""
+        print(f"    bare stepped torus, {p ** 3} nodes: fastest {fastest:.1f} M node-cycles/s{share}")
+    ratios = sorted(r[0] / r[1] for r in done)
+    print(f"    bare stepped torus slow-down, in the same rounds: median {statistics.median(ratios):.2f}x, "
+          f"from {ratios[0]:.2f} to {ratios[-1]:.2f}")
