@@ -14,7 +14,6 @@
 #include "models/engine.hpp"
 #include "sim/algorithm.hpp"
 #include "sim/analytic_model.hpp"
-#include "sim/memory_estimate.hpp"
 #include "sim/fft_task.hpp"
 #include "sim/micro_schedule.hpp"
 #include "sim/program_executor.hpp"
@@ -272,7 +271,7 @@ Tensor3<T> simulate_typed(const RunConfig& run, const MachineConfig& machine, co
       inverse_last, fma_expected, progress, report);
   const std::unique_ptr<EngineRun>& engine = timed_run.engine;
   const EngineRecords& records = timed_run.records;
-  report.timing->memory_estimate_bytes = static_cast<std::uint64_t>(estimate_memory(run, machine, is_complex_v<T>).total());
+  report.timing->memory_estimate_bytes = static_cast<std::uint64_t>(report.memory_estimate);
 
   std::optional<NodeBuffers<T>> computed;
   if (values && programs.whole)

@@ -134,19 +134,23 @@ MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machi
   const double value_bytes = complex_data ? 16.0 : 8.0;
   const bool values = run.computes_values();
   MemoryEstimate e;
-  // Engine systemc: per task 48 bytes of the node's plan and records (measured: 44 a task, 176
-  // KiB a node, for ring_block_fft with dense local kernels at N = 32 on 8^3 nodes: 3,970 tasks
-  // a node, most of them loads of coefficient blocks).
+  const bool split = complex_data && machine.complex_cost() == 4;
+  // Engine systemc: per buffer word its scoreboard (models/cycle/node_memory.hpp: 8 bytes, 2 more
+  // where the buffer is both received into and sent from, and the ready cycle of each part, 4
+  // bytes each, when a complex word's parts are issued apart) and its value; per task 48 bytes
+  // of the node's plan and records (measured: 44 a task, 176 KiB a node, for ring_block_fft with
+  // dense local kernels at N = 32 on 8^3 nodes: 3,970 tasks a node, most of them loads of
+  // coefficient blocks).
   if (machine.engine == "systemc")
-    e.nodes_bytes = static_cast<double>(program.nodes.size()) * 40.0 * 1024 + buffer_words * (2 * 24 + 16 + value_bytes) +
-                    message_words * 8 + tasks * 48 + 1.5 * 1024 * 1024;
+    e.nodes_bytes = static_cast<double>(program.nodes.size()) * 40.0 * 1024 +
+                    buffer_words * (8 + 2 + (split ? 8 : 0) + (values ? value_bytes : 0)) + message_words * 8 + tasks * 48 +
+                    1.5 * 1024 * 1024;
   else if (!values && machine.event_closed_forms == "on" && machine.roll_policy == "after_compute" &&
            machine.link_buffer_words == "auto")
     e.nodes_bytes = static_cast<double>(program.nodes.size()) * 16384.0 + hops * 600;
   else
     e.nodes_bytes = static_cast<double>(program.nodes.size()) * 16384.0 + buffer_words * (48 + (values ? value_bytes : 0)) +
                     message_words * 120;
-  const bool split = complex_data && machine.complex_cost() == 4;
   double kernel_fma = 0;
   for (const KernelSpec& k : program.kernels) kernel_fma += static_cast<double>(k.multiply_adds()) * (split ? 4 : 1);
   e.schedule_bytes = static_cast<double>(bytes(program)) * 2 + (machine.engine == "functional" ? 0 : kernel_fma * (3 * 16 + 5 * 8));

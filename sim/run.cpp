@@ -105,7 +105,10 @@ bool admit_run(const RunConfig& config, const MachineConfig& machine, RunReport&
     report.node_memory = fit_in_node_memory(config, machine, report);
     if (cheap && report.fits()) estimate = check_memory(config, machine, complex_data);
   }
-  if (report.fits()) prepare_heap(config, machine, estimate.total());  // checked on both paths when it fits
+  if (report.fits()) {  // checked on both paths when it fits
+    report.memory_estimate = estimate.total();
+    prepare_heap(config, machine, report.memory_estimate);
+  }
   if (!report.fits()) {
     report.values = config.computes_values();
     report.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -68,6 +68,10 @@ struct RunReport {
   PhaseTimes phases;        // where wall_seconds went (sim/phase_times.hpp)
   bool values = true;  // false: timed only (values: off), nothing computed or checked
   std::optional<NodeMemoryFit> node_memory;  // the fullest node's memory against node_memory_bytes
+  // What the memory check estimated before the run (bytes; 0 when it did not check), kept for
+  // the report: estimating again afterwards would, for the algorithms that cut the tensor their
+  // own way, build a second Program beside the run's.
+  double memory_estimate = 0;
 
   // fma per scalar multiply-add: 4 for complex data on a real fma unit, else 1.
   std::size_t fma_per_multiply_add = 1;
