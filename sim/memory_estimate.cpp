@@ -121,8 +121,9 @@ MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machi
   TransformProblem problem = problem_of(run);
   problem.max_program_bytes = program_budget(run.max_memory);
   const Program program = make_algorithm(run.algorithm)->build(problem);
-  double buffer_words = 0, message_words = 0, tasks = 0;
+  double buffer_words = 0, message_words = 0, tasks = 0, buffers = 0;
   for (const NodeProgram& node : program.nodes) {
+    buffers += static_cast<double>(node.buffers.size());
     for (const BufferSpec& b : node.buffers) buffer_words += b.words;
     tasks += static_cast<double>(node.tasks.size());
   }
@@ -135,16 +136,19 @@ MemoryEstimate estimate_own_cut(const RunConfig& run, const MachineConfig& machi
   const bool values = run.computes_values();
   MemoryEstimate e;
   const bool split = complex_data && machine.complex_cost() == 4;
-  // Engine systemc: per buffer word its scoreboard (models/cycle/node_memory.hpp: 8 bytes, 2 more
-  // where the buffer is both received into and sent from, and the ready cycle of each part, 4
-  // bytes each, when a complex word's parts are issued apart) and its value; per task 48 bytes
-  // of the node's plan and records (measured: 44 a task, 176 KiB a node, for ring_block_fft with
-  // dense local kernels at N = 32 on 8^3 nodes: 3,970 tasks a node, most of them loads of
-  // coefficient blocks).
+  // Engine systemc: per buffer word its scoreboard (models/cycle/node_memory.hpp: 8 bytes; where
+  // the buffer is both received into and sent from, 2 for the cycle the word left, 4 more once
+  // those spread too wide for 16 bits; 2 for the updates a compute still owes it, kept for the
+  // largest accumulator; 4 for each part's ready cycle when a complex word's parts are issued
+  // apart) and its value; per buffer its record (96 bytes), the datapath's vector of values (24)
+  // and that vector's heap block (16 of header, 24 of rounding at most); per task 48 bytes of the
+  // node's plan and records (measured: 44 a task, 176 KiB a node, for ring_block_fft with dense
+  // local kernels at N = 32 on 8^3 nodes: 3,970 tasks a node, most of them loads of coefficient
+  // blocks).
   if (machine.engine == "systemc")
     e.nodes_bytes = static_cast<double>(program.nodes.size()) * 40.0 * 1024 +
-                    buffer_words * (8 + 2 + (split ? 8 : 0) + (values ? value_bytes : 0)) + message_words * 8 + tasks * 48 +
-                    1.5 * 1024 * 1024;
+                    buffer_words * (8 + 2 + 4 + 2 + (split ? 8 : 0) + (values ? value_bytes : 0)) + buffers * 160 +
+                    message_words * 8 + tasks * 48 + 1.5 * 1024 * 1024;
   else if (!values && machine.event_closed_forms == "on" && machine.roll_policy == "after_compute" &&
            machine.link_buffer_words == "auto")
     e.nodes_bytes = static_cast<double>(program.nodes.size()) * 16384.0 + hops * 600;

@@ -161,7 +161,10 @@ def scaling(args):
         sys.exit(f"benchmark.py scaling: the bare memory walk {walker} is missing; it is built beside torus-sim "
                  "(build/tools/): copy it beside --binary, or pass a --binary from a build directory")
     if not os.access(stepper_of(args), os.X_OK):
-        sys.exit(f"benchmark.py scaling: the bare stepped torus {stepper_of(args)} is missing; it is built beside torus-sim")
+        sys.exit(f"benchmark.py scaling: the bare stepped torus {stepper_of(args)} is missing; it is built beside torus-sim "
+                 "(build/tools/): copy it beside --binary, or pass a --binary from a build directory")
+    if not 1 <= args.threads <= 64:
+        sys.exit(f"benchmark.py scaling: --threads {args.threads}: the bare stepped torus takes 1 to 64")
     print("| nodes | fast_forward | cycles | M node-cycles/s | peak MiB | engine KiB/node | held KiB/node |"
           + (" baseline M node-cycles/s | ratio |" if args.baseline else ""))
     print("|---|---|---|---|---|---|---|" + ("---|---|" if args.baseline else ""))

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The bare stepped torus of tools/benchmark.py's scaling table (tools/bare_stepped_torus/main.cpp):
-the same transform's steps (b = 4, a compute of b^4 fma, then a roll of b^3 words a step, 969 P
-cycles in all) stepped node by node and cycle by cycle in a hand-written loop over compact node
-records, with no Program, SystemC or statistics. It is the speed a simulator that steps every
+steps as long as the transform's (b = 4, a compute of b^4 fma, then a roll, 969 P + 1 cycles in
+all), with only the b^3-word data block rolling (orbital also rolls a coefficient block), stepped
+node by node and cycle by cycle in a hand-written loop over compact node records, with no
+Program, SystemC or statistics. It is the speed a simulator that steps every
 node in every cycle could reach on this machine, measured in the same rounds as the engine with
 fast_forward off, and the slow-down that alone has from 512 to 4,096 nodes; in its two modes:
 `bare` (the least such a loop does) and `kept` (also the engine's per-cycle bookkeeping: a scoreboard

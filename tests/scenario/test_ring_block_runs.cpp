@@ -37,21 +37,27 @@ TEST_CASE("ring_block_fft: both engines, golden-checked, equal reports and resul
 
 // The run's Program is its largest part here (223 MiB, dense local kernels on 8^3 nodes): the memory
 // check builds one to estimate, and the run holds one. The report used to estimate again once
-// the run had finished, building a second Program beside the run's: a peak of 730 MiB against
-// an estimate of 590 (now 490 against 595).
+// the run had finished, building a second Program beside the run's: with values off a peak of
+// 716 MiB against an estimate of 595 (now 490; engine systemc: 578 against 622, now 317 against
+// 617). The limit is given: the memory the system reports available may be too little for the
+// Program on a small machine running tests in parallel.
 TEST_CASE("ring_block_fft: the memory estimate is at least the run's peak, which holds one Program", "[scenario][transpose][ring_block]") {
   if (built_with_address_sanitizer) {
     SUCCEED("the sanitizer's shadow memory, red zones and quarantine are in the peak and in no estimate");
     return;
   }
-  const CliRun done = run_cli("run --algorithm ring_block_fft --N 32 --P 8 --local_kernel dense --transform dft --engine event --values off");
-  INFO(done.output);
-  REQUIRE(done.exit_code == 0);
-  const auto estimate = done.report["timing"]["memory"]["estimate_bytes"].get<std::uint64_t>();
-  const auto program = done.report["timing"]["memory"]["program_bytes"].get<std::uint64_t>();
-  const auto peak = done.report["timing"]["peak_memory_bytes"].get<std::uint64_t>();
-  CHECK(program > 200u * 1024 * 1024);
-  CHECK(estimate >= peak);
+  for (const std::string engine : {"event", "systemc"}) {
+    INFO(engine);
+    const CliRun done = run_cli("run --algorithm ring_block_fft --N 32 --P 8 --local_kernel dense --transform dft --engine " + engine +
+                                " --values off --max_memory 4000000000");
+    INFO(done.output);
+    REQUIRE(done.exit_code == 0);
+    const auto estimate = done.report["timing"]["memory"]["estimate_bytes"].get<std::uint64_t>();
+    const auto program = done.report["timing"]["memory"]["program_bytes"].get<std::uint64_t>();
+    const auto peak = done.report["timing"]["peak_memory_bytes"].get<std::uint64_t>();
+    CHECK(program > 200u * 1024 * 1024);
+    CHECK(estimate >= peak);
+  }
 }
 
 TEST_CASE("ring_block_fft: b^2 < P and a mesh are refused with what is allowed", "[scenario][transpose][ring_block][errors]") {

@@ -1,7 +1,10 @@
 // The bare baseline for the cycle engine's speed with fast-forward off: the least a simulator
-// that steps every node in every cycle has to do for the workload tools/benchmark.py times (a
-// forward 3D transform, b = 4, on a P x P x P torus), and nothing else. No Program, no
-// SystemC, no statistics, no generality: a hand-written loop over compact node records.
+// that steps every node in every cycle does for a simpler form of the workload
+// tools/benchmark.py times (a forward 3D transform, b = 4, on a P x P x P torus), and nothing
+// else. Its steps are as long as the orbital schedule's (323 cycles at b = 4), but only the data
+// block rolls (64 words a step, where orbital also rolls a coefficient block: 80 or 128) and a
+// node holds two data blocks, not orbital's four tensor and three coefficient blocks. No
+// Program, no SystemC, no statistics, no generality: a hand-written loop over compact records.
 //
 // Each node holds its data block X twice (one to compute on and send, one to receive into),
 // an accumulator block and a b x b coefficient block, with a ready cycle per word. A step is a
@@ -22,7 +25,7 @@
 // any number of threads (each steps a contiguous range of nodes; a barrier ends each cycle).
 //
 // MODE `kept` (the default is `bare`) also keeps what the engine keeps every cycle, in the same
-// compact records: a scoreboard entry of 8 bytes per word (its ready cycle, the generation of the
+// compact records (the per-step notes in an array of the node's own): a scoreboard entry of 8 bytes per word (its ready cycle, the generation of the
 // block it holds, the sends that still owe it: a word lands only in a place no send owes, and
 // an fma reads only the step's generation), the fma's words looked up in a micro-program table
 // instead of computed, per node counts of busy and stalled cycles and words moved, the peak
@@ -152,7 +155,11 @@ void receive(Torus<kept>& t, std::uint32_t n, std::uint32_t cycle) {
     if (place.owed != 0) return;  // a send still owes the word there
     place = {cycle, static_cast<std::uint16_t>(node.step + 2), 0};
     ++node.record.words_received;
-    node.record.peak_occupancy = std::max(node.record.peak_occupancy, pushed - link.popped);
+    // The words that have arrived: one sent in this cycle (by a node stepped before this one)
+    // has not, whichever thread stepped it.
+    std::uint32_t arrived = 0;
+    for (std::uint32_t k = link.popped; k != pushed && link.slots[k % ring].arrival <= cycle; ++k) ++arrived;
+    node.record.peak_occupancy = std::max(node.record.peak_occupancy, arrived);
     node.record.last_progress = cycle;
   } else {
     place = cycle;
