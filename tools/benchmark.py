@@ -156,13 +156,10 @@ def pooled_rate(reports):
 
 
 def scaling(args):
-    walker = walker_of(args)
-    if not os.access(walker, os.X_OK):  # found before any run, not after the first round
-        sys.exit(f"benchmark.py scaling: the bare memory walk {walker} is missing; it is built beside torus-sim "
-                 "(build/tools/): copy it beside --binary, or pass a --binary from a build directory")
-    if not os.access(stepper_of(args), os.X_OK):
-        sys.exit(f"benchmark.py scaling: the bare stepped torus {stepper_of(args)} is missing; it is built beside torus-sim "
-                 "(build/tools/): copy it beside --binary, or pass a --binary from a build directory")
+    for what, tool in (("bare memory walk", walker_of(args)), ("bare stepped torus", stepper_of(args))):
+        if not os.access(tool, os.X_OK):  # found before any run, not after the first round
+            sys.exit(f"benchmark.py scaling: the {what} {tool} is missing; it is built beside torus-sim "
+                     "(build/tools/): copy it beside --binary, or pass a --binary from a build directory")
     if not 1 <= args.threads <= 64:
         sys.exit(f"benchmark.py scaling: --threads {args.threads}: the bare stepped torus takes 1 to 64")
     print("| nodes | fast_forward | cycles | M node-cycles/s | peak MiB | engine KiB/node | held KiB/node |"

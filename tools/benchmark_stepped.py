@@ -3,23 +3,24 @@
 steps as long as the transform's (b = 4, a compute of b^4 fma, then a roll, 969 P + 1 cycles in
 all), with only the b^3-word data block rolling (orbital also rolls a coefficient block), stepped
 node by node and cycle by cycle in a hand-written loop over compact node records, with no
-Program, SystemC or statistics. It is the speed a simulator that steps every
-node in every cycle could reach on this machine, measured in the same rounds as the engine with
-fast_forward off, and the slow-down that alone has from 512 to 4,096 nodes; in its two modes:
-`bare` (the least such a loop does) and `kept` (also the engine's per-cycle bookkeeping: a scoreboard
-entry of 8 bytes a word, a micro-program table, counts of busy and stalled cycles, per step spans).
+Program, SystemC or statistics. It bounds what a simulator that steps every node in every cycle
+could reach on this machine, measured in the same rounds as the engine with fast_forward off, and
+the slow-down that alone has from 512 to 4,096 nodes; in its two modes: `bare` (the least such a
+loop does) and `kept` (also the engine's per-cycle bookkeeping: a scoreboard entry of 8 bytes a
+word, a micro-program table, counts of busy and stalled cycles, per step spans).
 
 Run it through `python3 tools/benchmark.py scaling`."""
 
-import os
 import statistics
 import subprocess
 import sys
 
+from benchmark_walk import beside_binary
+
 
 def stepper_of(args):
-    """The bare stepped torus, built beside torus-sim (build/tools/)."""
-    return os.path.join(os.path.dirname(os.path.abspath(args.binary)), "torus-bare-stepped-torus")
+    """The bare stepped torus."""
+    return beside_binary(args, "torus-bare-stepped-torus")
 
 
 MODES = ("bare", "kept")

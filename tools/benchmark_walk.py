@@ -23,9 +23,14 @@ WALK = {"on": (130, "shuffled"), "off": (61, "fixed")}
 WALK_ACTIVATIONS = 1_600_000  # per point: about half a second at 512 nodes
 
 
+def beside_binary(args, name):
+    """A bare baseline `name`, built beside torus-sim (build/tools/)."""
+    return os.path.join(os.path.dirname(os.path.abspath(args.binary)), name)
+
+
 def walker_of(args):
-    """The bare memory walk, built beside torus-sim (build/tools/)."""
-    return os.path.join(os.path.dirname(os.path.abspath(args.binary)), "torus-bare-memory-walk")
+    """The bare memory walk."""
+    return beside_binary(args, "torus-bare-memory-walk")
 
 
 def walk_once(args, bytes_per_node, ff, sizes):

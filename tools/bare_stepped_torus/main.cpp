@@ -34,8 +34,9 @@
 //
 //   torus-bare-stepped-torus P FMA_LATENCY LINK_LATENCY THREADS [MODE]
 //
-// prints: cycles, seconds, million node-cycles per second, bytes per node, checksum, and with
-// MODE kept the busy cycles of all nodes (one per fma).
+// prints: cycles, seconds (to the microsecond: a small torus runs in milliseconds), million
+// node-cycles per second, bytes per node, checksum, and with MODE kept the busy cycles of all
+// nodes (one per fma).
 
 #include <algorithm>
 #include <array>
@@ -46,7 +47,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <memory>
 #include <string_view>
 #include <type_traits>
 #include <thread>
@@ -337,7 +337,7 @@ int run(Torus<kept>& t, std::uint32_t threads) {
   }
   if constexpr (kept) bytes += t.nodes.front().record.steps.capacity() * sizeof(Kept::Span);
   const double node_cycles = static_cast<double>(cycles) * count;
-  std::printf("%u %.3f %.3f %zu %.17g", cycles, seconds, node_cycles / seconds / 1e6, bytes, checksum);
+  std::printf("%u %.6f %.3f %zu %.17g", cycles, seconds, node_cycles / seconds / 1e6, bytes, checksum);
   if constexpr (kept) std::printf(" %llu", static_cast<unsigned long long>(busy));
   std::printf("\n");
   return 0;
